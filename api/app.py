@@ -1,0 +1,46 @@
+"""Assemble the aiohttp application: middlewares, routes and the OpenAPI 3 document.
+
+The OpenAPI document is served at ``/api/docs/openapi.json`` and Swagger UI (bundled, works
+offline) at ``/api/docs``; both are outside ``/api/v1`` and need no key.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from aiohttp import web
+from aiohttp_apigami import setup_aiohttp_apispec
+
+from api.auth import auth_middleware
+from api.errors import error_middleware
+from api.keys import DB, ON_ENQUEUED, QUEUE_READY, SETTINGS
+from api.routes import credits, invoices
+from appliance.db import Database
+from appliance.settings import Settings
+
+OPENAPI_URL = "/api/docs/openapi.json"
+
+
+def make_app(db: Database, settings: Settings, *, queue_ready: Callable[[], bool],
+             on_enqueued: Callable[[], Any] = lambda: None) -> web.Application:
+    """The web app. ``queue_ready()`` says whether the pool can take work; ``on_enqueued()`` wakes
+    the dispatcher after an upload is accepted."""
+    app = web.Application(middlewares=[error_middleware, auth_middleware])
+    app[DB] = db
+    app[SETTINGS] = settings
+    app[QUEUE_READY] = queue_ready
+    app[ON_ENQUEUED] = on_enqueued
+    app.add_routes(credits.routes)
+    app.add_routes(invoices.routes)
+    setup_aiohttp_apispec(
+        app,
+        title="Invoice Extraction Programmatic API",
+        version="1.0",
+        url=OPENAPI_URL,
+        swagger_path="/api/docs",
+        openapi_version="3.0.3",
+        in_place=True,
+        components={"securitySchemes": {"api-key": {
+            "type": "apiKey", "in": "header", "name": "Authorization",
+            "description": "Tenant API key as `Bearer <API_KEY>` (spec section 5)"}}},
+    )
+    return app

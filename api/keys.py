@@ -1,0 +1,14 @@
+"""Typed keys of the things the web app holds (aiohttp ``AppKey``)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from aiohttp import web
+
+from appliance.db import Database
+from appliance.settings import Settings
+
+DB = web.AppKey("db", Database)
+SETTINGS = web.AppKey("settings", Settings)
+QUEUE_READY = web.AppKey("queue_ready", Callable[[], bool])
+ON_ENQUEUED = web.AppKey("on_enqueued", Callable[[], Any])

@@ -1,0 +1,1 @@
+"""Routes of ``/api/v1``, one module per resource."""

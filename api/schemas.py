@@ -1,0 +1,140 @@
+"""Request and response schemas of spec section 2 (marshmallow); they feed the OpenAPI document.
+
+Handlers build plain dicts in ``appliance``; these schemas describe them (and are checked
+against real responses in the tests), they do not transform them.
+"""
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+PROCESSING_STATUS = ["queued", "processing", "completed", "failed", "needs_review"]
+STATUS = ["pending", "processing", "extracted", "reviewed", "approved", "rejected", "duplicate"]
+
+
+class ErrorSchema(Schema):
+    """ApiErrorResponse (spec section 7)."""
+
+    statusCode = fields.Integer(required=True)
+    message = fields.Raw(required=True, metadata={"description": "string, or array of string",
+                                                  "oneOf": [{"type": "string"},
+                                                            {"type": "array", "items": {"type": "string"}}]})
+    error = fields.String(metadata={"description": "HTTP status name"})
+
+
+class BalanceSchema(Schema):
+    """Credit balance (spec 2.1)."""
+
+    balance = fields.Number(required=True)
+    creditCostPerInvoice = fields.Number(required=True)
+
+
+class PreparedUploadSchema(Schema):
+    """Prepared upload (spec 2.5)."""
+
+    invoiceId = fields.UUID(required=True)
+    processingStatus = fields.String(required=True, validate=validate.OneOf(PROCESSING_STATUS))
+
+
+class InvoiceSummarySchema(Schema):
+    """Invoice summary (spec 2.6)."""
+
+    id = fields.UUID(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUS))
+    processingStatus = fields.String(required=True, validate=validate.OneOf(PROCESSING_STATUS))
+    tenantId = fields.UUID()
+    vendorId = fields.UUID(allow_none=True)
+    invoiceNumber = fields.String(allow_none=True)
+    createdAt = fields.DateTime(required=True)
+    updatedAt = fields.DateTime(required=True)
+
+
+class UploadAcceptedSchema(Schema):
+    """Upload-accepted response (spec 2.7)."""
+
+    invoice = fields.Nested(InvoiceSummarySchema, required=True)
+    fileId = fields.UUID(required=True)
+    statusUrl = fields.String(required=True, metadata={"example": "/api/v1/invoices/<invoice_id>"})
+
+
+class LineItemSchema(Schema):
+    """Line item (spec 2.10)."""
+
+    description = fields.String(required=True)
+    line_no = fields.Number(allow_none=True)
+    sku = fields.String(allow_none=True)
+    quantity = fields.Number(allow_none=True)
+    unit = fields.String(allow_none=True)
+    unit_price = fields.Number(allow_none=True)
+    discount = fields.Number(allow_none=True)
+    tax = fields.Number(allow_none=True)
+    line_total = fields.Number(allow_none=True)
+
+
+class InvoiceDataSchema(Schema):
+    """Extracted invoice data (spec 2.9); every field nullable. Dates are ISO 8601 when they parse."""
+
+    invoice_number = fields.String(allow_none=True)
+    invoice_date = fields.String(allow_none=True)
+    due_date = fields.String(allow_none=True)
+    vendor_name = fields.String(allow_none=True)
+    vendor_address = fields.String(allow_none=True)
+    vendor_tax_id = fields.String(allow_none=True)
+    vendor_email = fields.String(allow_none=True)
+    customer_name = fields.String(allow_none=True)
+    currency = fields.String(allow_none=True)
+    payment_terms = fields.String(allow_none=True)
+    subtotal = fields.Number(allow_none=True)
+    discount = fields.Number(allow_none=True)
+    tax_amount = fields.Number(allow_none=True)
+    service_charge = fields.Number(allow_none=True)
+    shipping_cost = fields.Number(allow_none=True)
+    total_amount = fields.Number(allow_none=True)
+    paid_amount = fields.Number(allow_none=True)
+    balance_amount = fields.Number(allow_none=True)
+    line_items = fields.List(fields.Nested(LineItemSchema), allow_none=True)
+    raw_text = fields.String(allow_none=True)
+
+
+class VendorRefSchema(Schema):
+    id = fields.UUID(required=True)
+    vendorName = fields.String(required=True)
+
+
+class InvoiceSchema(Schema):
+    """Invoice JSON response (spec 2.8). The three platform-admin fields are never in tenant responses."""
+
+    id = fields.UUID(required=True)
+    processingStatus = fields.String(required=True, validate=validate.OneOf(PROCESSING_STATUS))
+    status = fields.String(required=True, validate=validate.OneOf(STATUS))
+    direction = fields.String(required=True, validate=validate.OneOf(["payable", "receivable"]))
+    ready = fields.Boolean(required=True)
+    data = fields.Nested(InvoiceDataSchema, allow_none=True, required=True)
+    ocrConfidence = fields.Number(allow_none=True, required=True)
+    validationErrors = fields.List(fields.String(), required=True)
+    processingError = fields.String(allow_none=True, required=True)
+    isDuplicate = fields.Boolean(required=True)
+    vendor = fields.Nested(VendorRefSchema, allow_none=True, required=True)
+    createdAt = fields.DateTime(required=True)
+    updatedAt = fields.DateTime(required=True)
+
+
+UPLOAD_BODY = {
+    "required": True,
+    "content": {
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["file"],
+                "properties": {
+                    "file": {"type": "string", "format": "binary",
+                             "description": "PDF, JPG, JPEG or PNG (decided by content, not by name)"},
+                    "vendorId": {"type": "string", "format": "uuid",
+                                 "description": "Optional vendor UUID that prefers template extraction"},
+                },
+            }
+        }
+    },
+}
+VENDOR_QUERY = {"in": "query", "name": "vendorId", "required": False,
+                "schema": {"type": "string", "format": "uuid"},
+                "description": "Optional vendor UUID (may instead be a form field)"}

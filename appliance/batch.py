@@ -1,0 +1,109 @@
+"""``appliance extract``: the pipeline without the server, on files and folders, through the same
+pool (so a folder is processed in parallel). This is the operator's batch path and how accuracy
+is measured (``../shared/bench/score.py`` reads its ``--out`` folder)."""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from appliance.dispatcher import model_config
+from appliance.settings import Settings
+from pipeline.context import JobContext
+from pipeline.pool import start_pool
+from pipeline.result import TemporaryError
+from pipeline.sniff import sniff
+
+SUFFIXES = {".pdf", ".jpg", ".jpeg", ".png"}
+MAX_TEMPORARY_RETRIES = 50
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    """One input file and where its JSON goes: ``out_dir / relative.with_suffix('.json')``."""
+
+    path: Path
+    relative: Path
+
+
+def collect(paths: list[Path]) -> list[BatchItem]:
+    """Files to extract: each given file, and every .pdf/.jpg/.jpeg/.png under each given folder."""
+    items = []
+    for given in paths:
+        if given.is_dir():
+            for path in sorted(given.rglob("*")):
+                if path.is_file() and path.suffix.lower() in SUFFIXES:
+                    items.append(BatchItem(path, path.relative_to(given)))
+        elif given.is_file():
+            items.append(BatchItem(given, Path(given.name)))
+        else:
+            raise FileNotFoundError(f"{given} does not exist")
+    return items
+
+
+async def _one(pool, settings: Settings, item: BatchItem, visual_only: bool) -> dict[str, Any]:
+    started = time.perf_counter()
+    data = await asyncio.to_thread(item.path.read_bytes)
+    media_type = sniff(data[:1024])
+    record: dict[str, Any] = {"file": str(item.path)}
+    if media_type is None:
+        return {**record, "processingStatus": "failed", "validationErrors": [], "data": None,
+                "processingError": "Unsupported file type: not a PDF, JPEG or PNG", "seconds": 0.0}
+    ctx = JobContext(str(item.relative), media_type, settings.limits.OCR_MAX_PDF_PAGES,
+                     visual_only=visual_only, name=item.path.name)
+    for attempt in range(MAX_TEMPORARY_RETRIES):
+        try:
+            result = await pool.submit(ctx, data)
+            break
+        except TemporaryError:
+            await asyncio.sleep(min(0.2 * (attempt + 1), 2.0))
+    else:
+        result = {"data": None, "processing_status": "failed", "validation_errors": [],
+                  "processing_error": "OCR stage stayed busy", "timings": {}}
+    return {
+        **record,
+        "processingStatus": result["processing_status"],
+        "validationErrors": result.get("validation_errors") or [],
+        "processingError": result.get("processing_error"),
+        "data": result.get("data"),
+        "ocrConfidence": result.get("ocr_confidence"),
+        "extractionTier": result.get("extraction_tier"),
+        "extractionProvider": result.get("extraction_provider"),
+        "routingReason": result.get("routing_reason"),
+        "mediaType": media_type,
+        "timings": result.get("timings") or {},
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+async def run_batch(settings: Settings, items: list[BatchItem], *, visual_only: bool = False,
+                    pool=None) -> AsyncIterator[tuple[BatchItem, dict[str, Any]]]:
+    """Extract every item on the pool, at most ``pool.size`` at once; yields (item, record) as each ends."""
+    own_pool = pool is None
+    if own_pool:
+        pool = await start_pool(settings.pool.backend, model_config(settings), settings.pool.workers,
+                                settings.ocr.concurrency, ray_address=settings.ray.address,
+                                num_cpus=settings.ray.num_cpus, object_store_mb=settings.ray.object_store_mb)
+    limit = asyncio.Semaphore(pool.size)
+
+    async def guarded(item: BatchItem):
+        async with limit:
+            return item, await _one(pool, settings, item, visual_only)
+
+    try:
+        for done in asyncio.as_completed([guarded(item) for item in items]):
+            yield await done
+    finally:
+        if own_pool:
+            await pool.close()
+
+
+def write_record(out_dir: Path, item: BatchItem, record: dict[str, Any]) -> Path:
+    """Write ``out_dir/<relative path>.json`` (``<source>/<stem>.pdf`` gives ``<source>/<stem>.json``)."""
+    target = out_dir / item.relative.with_suffix(".json")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(record, indent=1, ensure_ascii=False))
+    return target

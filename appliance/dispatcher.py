@@ -1,0 +1,123 @@
+"""The dispatcher: leases jobs from the SQLite queue, hands each document to the pipeline pool
+and writes the result (DESIGN.md flow steps 4-5).
+
+Temporary errors (OCR busy, a lost worker, memory pressure) go back to the queue with
+exponential backoff; after ``queue.max_attempts`` failed attempts the invoice ends
+``needs_review`` when an earlier result exists, else ``failed``.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from pathlib import Path
+
+from appliance import invoices, jobs
+from appliance.db import Database
+from appliance.settings import Settings
+from pipeline.context import JobContext, ModelConfig
+from pipeline.result import TemporaryError
+
+log = logging.getLogger(__name__)
+MAX_BACKOFF_SECONDS = 60.0
+
+
+def model_config(settings: Settings) -> ModelConfig:
+    """The ModelConfig the workers load, from the settings."""
+    return ModelConfig(
+        ocr_engine=settings.ocr.engine, ocr_lang=settings.ocr.OCR_LANG, ocr_threads=settings.ocr.threads,
+        dpi=settings.ocr.dpi, llm_backend=settings.llm.backend, llm_model_path=settings.llm.model_path,
+        llm_n_ctx=settings.llm.n_ctx, llm_threads=settings.llm.n_threads, llm_max_tokens=settings.llm.max_tokens,
+        llm_enabled=settings.llm.enabled, data_dir=str(settings.data_dir),
+    )
+
+
+class Dispatcher:
+    """Runs until ``stop()``: at most ``pool.size`` jobs in flight."""
+
+    def __init__(self, db: Database, settings: Settings, pool) -> None:
+        self.db = db
+        self.settings = settings
+        self.pool = pool
+        self.owner = f"dispatcher-{uuid.uuid4()}"
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._tasks: set[asyncio.Task] = set()
+
+    def wake(self) -> None:
+        """Called after an upload is accepted, so the job starts without waiting for the poll."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        released = await jobs.release_orphans(self.db, self.owner)
+        if released:
+            log.info("requeued %d job(s) leased by a previous process", released)
+        while not self._stopping:
+            free = self.pool.size - len(self._tasks)
+            leased = []
+            if free > 0 and self.pool.healthy():
+                leased = await jobs.lease(self.db, self.owner, self.settings.queue.lease_seconds, free)
+            for job in leased:
+                task = asyncio.create_task(self._process(job))
+                self._tasks.add(task)
+                task.add_done_callback(self._done)
+            if not leased:
+                self._wake.clear()
+                try:
+                    await asyncio.wait_for(self._wake.wait(), self.settings.queue.poll_seconds)
+                except asyncio.TimeoutError:
+                    pass
+
+    def _done(self, task: asyncio.Task) -> None:
+        self._tasks.discard(task)
+        self._wake.set()
+        if not task.cancelled() and task.exception() is not None:
+            log.error("dispatcher task crashed", exc_info=task.exception())
+
+    async def stop(self) -> None:
+        """Stop leasing and wait for jobs in flight (their leases would expire anyway)."""
+        self._stopping = True
+        self._wake.set()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _process(self, job: jobs.LeasedJob) -> None:
+        row = await self.db.fetchone(
+            "SELECT f.path, f.media_type, f.original_name, i.vendor_id FROM files f "
+            "JOIN invoices i ON i.id = f.invoice_id WHERE f.invoice_id = ?", (job.invoice_id,))
+        if row is None:
+            await invoices.record_result(self.db, job.id, job.invoice_id, _failed("the stored file is missing"))
+            return
+        ctx = JobContext(job.invoice_id, row["media_type"], self.settings.limits.OCR_MAX_PDF_PAGES,
+                         row["vendor_id"], name=row["original_name"])
+        log.info("job %s invoice %s attempt %d: processing", job.id, job.invoice_id, job.attempts)
+        try:
+            data = await asyncio.to_thread(Path(row["path"]).read_bytes)
+            result = await self.pool.submit(ctx, data)
+        except TemporaryError as exc:
+            await self._retry(job, str(exc), busy="busy" in str(exc).lower())
+            return
+        except Exception as exc:  # a bug or a crash in a stage: the invoice fails, the server lives
+            log.exception("job %s failed", job.id)
+            await self._retry(job, f"extraction error: {type(exc).__name__}: {exc}", busy=False)
+            return
+        await invoices.record_result(self.db, job.id, job.invoice_id, result)
+        log.info("job %s invoice %s: %s", job.id, job.invoice_id, result["processing_status"])
+
+    async def _retry(self, job: jobs.LeasedJob, error: str, *, busy: bool) -> None:
+        queue = self.settings.queue
+        if not busy and job.attempts >= queue.max_attempts:
+            log.warning("job %s: giving up after %d attempts: %s", job.id, job.attempts, error)
+            await invoices.record_result(self.db, job.id, job.invoice_id,
+                                         _failed(f"{error} (after {job.attempts} attempts)"))
+            return
+        tries = job.busy_retries if busy else job.attempts
+        delay = min(MAX_BACKOFF_SECONDS, queue.backoff_seconds * (2 ** min(tries, 10)))
+        if busy:
+            delay = min(delay, queue.backoff_seconds * 4)  # busy clears as soon as one OCR finishes
+        log.info("job %s: retry in %.1f s: %s", job.id, delay, error)
+        await jobs.retry_later(self.db, job, delay, error, busy=busy)
+
+
+def _failed(message: str) -> dict:
+    return {"data": None, "processing_status": "failed", "processing_error": message, "validation_errors": []}

@@ -1,0 +1,202 @@
+"""Invoice slots, accepted uploads and the invoice as a tenant or an operator sees it.
+
+Accepting an upload (spec 4.6, 4.7, DESIGN.md flow step 2) is one ``BEGIN IMMEDIATE``
+transaction: invoice row, file row, ledger debit and job row; a 202 means all four are durable.
+When the queue is unavailable the debit is refunded in the same transaction (spec 3.1 rule 4)
+and no job is written; the slot stays attachable.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any, Callable
+
+from appliance import jobs, ledger
+from appliance.db import Database, fetchone, utcnow
+from appliance.errors import AlreadyAttached, FileTooLarge, NotFound, QueueUnavailable
+from appliance.files import MB, StoredUpload
+from appliance.settings import Settings
+from appliance.tenants import parse_uuid
+
+READY_STATES = ("completed", "needs_review", "failed")
+DATA_FIELDS = (
+    "invoice_number", "invoice_date", "due_date", "vendor_name", "vendor_address", "vendor_tax_id",
+    "vendor_email", "customer_name", "currency", "payment_terms", "subtotal", "discount", "tax_amount",
+    "service_charge", "shipping_cost", "total_amount", "paid_amount", "balance_amount", "line_items",
+    "raw_text",
+)
+
+
+async def create_slot(db: Database, tenant_id: str) -> str:
+    """Create a pending invoice with no file (spec 4.5); returns its id. No credits move."""
+    invoice_id = str(uuid.uuid4())
+    now = utcnow()
+    async with db.transaction() as conn:
+        await conn.execute(
+            "INSERT INTO invoices (id, tenant_id, status, processing_status, created_at, updated_at) "
+            "VALUES (?, ?, 'pending', 'queued', ?, ?)",
+            (invoice_id, tenant_id, now, now),
+        )
+    return invoice_id
+
+
+async def check_slot(db: Database, tenant_id: str, invoice_id: str) -> str:
+    """The canonical id of an attachable slot. NotFound (another tenant's, malformed, unknown) or AlreadyAttached."""
+    canonical = parse_uuid(invoice_id)
+    row = None
+    if canonical:
+        row = await db.fetchone(
+            "SELECT i.id, f.id AS file_id FROM invoices i LEFT JOIN files f ON f.invoice_id = i.id "
+            "WHERE i.id = ? AND i.tenant_id = ?",
+            (canonical, tenant_id),
+        )
+    if row is None:
+        raise NotFound("Invoice slot not found")
+    if row["file_id"] is not None:
+        raise AlreadyAttached("A file is already attached to this invoice")
+    return canonical
+
+
+async def check_vendor(db: Database, tenant_id: str, vendor_id: str | None) -> str | None:
+    """The canonical vendor id when it names a vendor of this tenant; NotFound otherwise."""
+    if vendor_id is None or vendor_id == "":
+        return None
+    canonical = parse_uuid(vendor_id)
+    if canonical is None or await db.fetchone(
+        "SELECT 1 FROM vendors WHERE id = ? AND tenant_id = ?", (canonical, tenant_id)
+    ) is None:
+        raise NotFound("Vendor not found: vendorId must be the UUID of one of your vendors")
+    return canonical
+
+
+def check_ocr_limit(settings: Settings, upload: StoredUpload) -> None:
+    """Refuse before the debit a file the OCR stage would reject (better than spec 3.1 rule 5),
+    unless ``limits.accept_over_ocr_limit`` restores the spec's behaviour. Raises FileTooLarge."""
+    limit = settings.limits.OCR_MAX_UPLOAD_MB
+    if upload.size > limit * MB and not settings.limits.accept_over_ocr_limit:
+        raise FileTooLarge(f"File too large for OCR: the OCR limit is {limit} MB (OCR_MAX_UPLOAD_MB)")
+
+
+async def accept_upload(db: Database, settings: Settings, tenant_id: str, upload: StoredUpload, *,
+                        invoice_id: str | None, vendor_id: str | None,
+                        queue_ready: Callable[[], bool]) -> dict[str, Any]:
+    """Record an upload and debit it; returns the upload-accepted body (spec 2.7).
+
+    ``invoice_id`` None creates the invoice (one-step upload). Raises InsufficientCredits (402),
+    NotFound / AlreadyAttached for the slot, QueueUnavailable (503, refunded). On any error the
+    stored file is removed and nothing else is kept, except the refund pair in the ledger.
+    """
+    cost = settings.credits.cost_per_invoice
+    now = utcnow()
+    refused: QueueUnavailable | None = None
+    try:
+        async with db.transaction() as conn:
+            if invoice_id is None:
+                invoice_id = str(uuid.uuid4())
+                await conn.execute(
+                    "INSERT INTO invoices (id, tenant_id, vendor_id, status, processing_status, created_at, "
+                    "updated_at) VALUES (?, ?, ?, 'pending', 'queued', ?, ?)",
+                    (invoice_id, tenant_id, vendor_id, now, now),
+                )
+            else:
+                row = await fetchone(
+                    conn, "SELECT (SELECT id FROM files WHERE invoice_id = i.id) AS file_id FROM invoices i "
+                    "WHERE i.id = ? AND i.tenant_id = ?", (invoice_id, tenant_id))
+                if row is None:
+                    raise NotFound("Invoice slot not found")
+                if row["file_id"] is not None:
+                    raise AlreadyAttached("A file is already attached to this invoice")
+                await conn.execute("UPDATE invoices SET vendor_id = ?, updated_at = ? WHERE id = ?",
+                                   (vendor_id, now, invoice_id))
+            await ledger.post(conn, tenant_id, -cost, "upload_debit", invoice_id=invoice_id)
+            if not queue_ready() or await jobs.depth(conn) >= settings.queue.max_depth:
+                await ledger.post(conn, tenant_id, cost, "queue_refund", invoice_id=invoice_id)
+                refused = QueueUnavailable(
+                    "Extraction queue unavailable; the credits were refunded, retry later",
+                    headers={"Retry-After": str(settings.queue.retry_after_seconds)},
+                )
+            else:
+                await conn.execute(
+                    "INSERT INTO files (id, tenant_id, invoice_id, path, size, sha256, media_type, original_name, "
+                    "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (upload.file_id, tenant_id, invoice_id, str(upload.final_path), upload.size, upload.sha256,
+                     upload.media_type, upload.original_name, now),
+                )
+                await jobs.enqueue(conn, invoice_id, tenant_id)
+                upload.commit()  # renamed before COMMIT: a crash in between leaves a file the reaper finds
+    except BaseException:
+        upload.discard()
+        raise
+    if refused is not None:
+        upload.discard()
+        raise refused
+    summary = await invoice_summary(db, invoice_id)
+    return {"invoice": summary, "fileId": upload.file_id, "statusUrl": f"/api/v1/invoices/{invoice_id}"}
+
+
+async def invoice_summary(db: Database, invoice_id: str) -> dict[str, Any]:
+    """The invoice summary of spec 2.6."""
+    row = await db.fetchone("SELECT * FROM invoices WHERE id = ?", (invoice_id,))
+    return {
+        "id": row["id"], "status": row["status"], "processingStatus": row["processing_status"],
+        "tenantId": row["tenant_id"], "vendorId": row["vendor_id"], "invoiceNumber": row["invoice_number"],
+        "createdAt": row["created_at"], "updatedAt": row["updated_at"],
+    }
+
+
+async def get_invoice(db: Database, invoice_id: str, tenant_id: str | None, *, operator: bool = False) -> dict:
+    """The invoice JSON response of spec 2.8. ``tenant_id`` None (operator CLI) sees every tenant.
+
+    All fields present, null where empty; the three operator-only fields only when ``operator``
+    (DESIGN.md decisions). Raises NotFound for another tenant's, malformed or unknown ids.
+    """
+    canonical = parse_uuid(invoice_id)
+    row = None
+    if canonical:
+        row = await db.fetchone(
+            "SELECT i.*, v.name AS vendor_name FROM invoices i LEFT JOIN vendors v ON v.id = i.vendor_id "
+            "WHERE i.id = ?", (canonical,))
+    if row is None or (tenant_id is not None and row["tenant_id"] != tenant_id):
+        raise NotFound("Invoice not found")
+    ready = row["processing_status"] in READY_STATES
+    data = json.loads(row["data_json"]) if row["data_json"] else None
+    body: dict[str, Any] = {
+        "id": row["id"],
+        "processingStatus": row["processing_status"],
+        "status": row["status"],
+        "direction": row["direction"],
+        "ready": ready,
+        "data": data if ready or data is not None else None,
+        "ocrConfidence": row["ocr_confidence"],
+        "validationErrors": json.loads(row["validation_errors_json"] or "[]"),
+        "processingError": row["processing_error"],
+        "isDuplicate": bool(row["is_duplicate"]),
+        "vendor": {"id": row["vendor_id"], "vendorName": row["vendor_name"]} if row["vendor_id"] else None,
+        "createdAt": row["created_at"],
+        "updatedAt": row["updated_at"],
+    }
+    if operator:
+        body.update(tenantId=row["tenant_id"], extractionTier=row["extraction_tier"],
+                    extractionProvider=row["extraction_provider"], routingReason=row["routing_reason"])
+    return body
+
+
+async def record_result(db: Database, job_id: str, invoice_id: str, result: dict[str, Any]) -> None:
+    """Write a pipeline result (``pipeline.result.ExtractionResult.to_dict()``) and finish the job, atomically.
+
+    ``status`` follows DESIGN.md flow step 5: ``extracted`` when data exists, ``pending`` when failed.
+    """
+    data = result.get("data")
+    status = "extracted" if data is not None and result["processing_status"] != "failed" else "pending"
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE invoices SET status = ?, processing_status = ?, data_json = ?, invoice_number = ?, "
+            "ocr_confidence = ?, validation_errors_json = ?, processing_error = ?, extraction_tier = ?, "
+            "extraction_provider = ?, routing_reason = ?, updated_at = ? WHERE id = ?",
+            (status, result["processing_status"], json.dumps(data) if data is not None else None,
+             (data or {}).get("invoice_number"), result.get("ocr_confidence"),
+             json.dumps(result.get("validation_errors") or []), result.get("processing_error"),
+             result.get("extraction_tier"), result.get("extraction_provider"), result.get("routing_reason"),
+             utcnow(), invoice_id),
+        )
+        await jobs.finish(conn, job_id, result.get("processing_error"))

@@ -1,0 +1,125 @@
+"""The durable extraction queue in SQLite, with leases (DESIGN.md "Flow of one invoice" step 4).
+
+A job is ``queued`` until the dispatcher leases it (``leased``, ``lease_until`` set) and ``done``
+when its result is written. A lease that expires (a crash, a killed worker) makes the job
+leasable again, so a restart loses no job and never debits twice (the debit belongs to the
+upload, not to the job).
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+
+from appliance.db import Database, fetchone, utcnow
+
+
+@dataclass(frozen=True)
+class LeasedJob:
+    id: str
+    invoice_id: str
+    tenant_id: str
+    attempts: int
+    busy_retries: int
+
+
+async def enqueue(conn, invoice_id: str, tenant_id: str) -> str:
+    """Insert a queued job for the invoice inside the caller's transaction; returns the job id."""
+    job_id = str(uuid.uuid4())
+    now = utcnow()
+    await conn.execute(
+        "INSERT INTO jobs (id, invoice_id, tenant_id, state, available_at, created_at, updated_at) "
+        "VALUES (?, ?, ?, 'queued', ?, ?, ?)",
+        (job_id, invoice_id, tenant_id, time.time(), now, now),
+    )
+    return job_id
+
+
+async def depth(conn) -> int:
+    """Jobs not yet done (queued or leased): the backlog that ``queue.max_depth`` bounds."""
+    row = await fetchone(conn, "SELECT COUNT(*) AS n FROM jobs WHERE state != 'done'")
+    return row["n"]
+
+
+async def lease(db: Database, owner: str, lease_seconds: float, limit: int = 1) -> list[LeasedJob]:
+    """Lease up to ``limit`` due jobs (queued and available, or leased with an expired lease).
+
+    Increments ``attempts`` and marks the invoice ``processing``. Oldest first.
+    """
+    now = time.time()
+    async with db.transaction() as conn:
+        async with conn.execute(
+            "SELECT id, invoice_id, tenant_id, attempts, busy_retries FROM jobs "
+            "WHERE (state = 'queued' AND available_at <= ?) OR (state = 'leased' AND lease_until < ?) "
+            "ORDER BY available_at LIMIT ?",
+            (now, now, limit),
+        ) as cursor:
+            rows = list(await cursor.fetchall())
+        jobs = []
+        stamp = utcnow()
+        for row in rows:
+            await conn.execute(
+                "UPDATE jobs SET state = 'leased', lease_until = ?, lease_owner = ?, attempts = attempts + 1, "
+                "updated_at = ? WHERE id = ?",
+                (now + lease_seconds, owner, stamp, row["id"]),
+            )
+            await conn.execute(
+                "UPDATE invoices SET processing_status = 'processing', status = 'processing', updated_at = ? "
+                "WHERE id = ?",
+                (stamp, row["invoice_id"]),
+            )
+            jobs.append(LeasedJob(row["id"], row["invoice_id"], row["tenant_id"], row["attempts"] + 1,
+                                  row["busy_retries"]))
+        return jobs
+
+
+async def release_orphans(db: Database, owner: str) -> int:
+    """Return every lease not held by ``owner`` to the queue (at start: the previous process died).
+
+    Only one appliance serves a data dir (the server holds a lock file), so such leases are dead.
+    """
+    async with db.transaction() as conn:
+        cursor = await conn.execute(
+            "UPDATE jobs SET state = 'queued', lease_until = NULL, lease_owner = NULL, available_at = ?, "
+            "updated_at = ? WHERE state = 'leased' AND (lease_owner IS NULL OR lease_owner != ?)",
+            (time.time(), utcnow(), owner),
+        )
+        await conn.execute(
+            "UPDATE invoices SET processing_status = 'queued', status = 'pending' "
+            "WHERE id IN (SELECT invoice_id FROM jobs WHERE state = 'queued') AND processing_status = 'processing'"
+        )
+        return cursor.rowcount
+
+
+async def retry_later(db: Database, job: LeasedJob, delay: float, error: str, *, busy: bool) -> None:
+    """Put a leased job back in the queue after ``delay`` seconds.
+
+    A busy retry (OCR stage in use) does not count as an attempt: nothing failed.
+    """
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE jobs SET state = 'queued', lease_until = NULL, lease_owner = NULL, available_at = ?, "
+            "last_error = ?, attempts = attempts - ?, busy_retries = busy_retries + ?, updated_at = ? "
+            "WHERE id = ?",
+            (time.time() + delay, error, 1 if busy else 0, 1 if busy else 0, utcnow(), job.id),
+        )
+        await conn.execute(
+            "UPDATE invoices SET processing_status = 'queued', updated_at = ? WHERE id = ?",
+            (utcnow(), job.invoice_id),
+        )
+
+
+async def finish(conn, job_id: str, error: str | None = None) -> None:
+    """Mark a job done inside the caller's transaction (the one that writes the result)."""
+    await conn.execute(
+        "UPDATE jobs SET state = 'done', lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?",
+        (error, utcnow(), job_id),
+    )
+
+
+async def next_due_in(db: Database) -> float | None:
+    """Seconds until the next queued job becomes available (0 if one is due), None if none queued."""
+    row = await db.fetchone("SELECT MIN(available_at) AS t FROM jobs WHERE state = 'queued'")
+    if row is None or row["t"] is None:
+        return None
+    return max(0.0, row["t"] - time.time())

@@ -1,0 +1,110 @@
+"""Named schema steps (STYLE.md 8): applied in order by ``appliance init`` and before serving;
+a step is never edited once shipped, only followed by a new one."""
+from __future__ import annotations
+
+from sqlite_utils import Database
+from sqlite_utils.migrations import Migrations
+
+migrations = Migrations("invoice-appliance")
+
+
+@migrations(name="0001_initial")
+def initial(db: Database) -> None:
+    db.executescript(
+        """
+        CREATE TABLE tenants (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            balance INTEGER NOT NULL DEFAULT 0 CHECK (balance >= 0),
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            prefix TEXT NOT NULL,
+            key_hash TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT
+        );
+        CREATE INDEX api_keys_tenant ON api_keys(tenant_id);
+        CREATE TABLE ledger (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            delta INTEGER NOT NULL,
+            reason TEXT NOT NULL,
+            invoice_id TEXT,
+            note TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX ledger_tenant ON ledger(tenant_id);
+        CREATE TABLE vendors (
+            id TEXT PRIMARY KEY,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            name TEXT NOT NULL,
+            tax_id TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX vendors_tenant ON vendors(tenant_id);
+        CREATE TABLE invoices (
+            id TEXT PRIMARY KEY,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            vendor_id TEXT REFERENCES vendors(id),
+            status TEXT NOT NULL,
+            processing_status TEXT NOT NULL,
+            direction TEXT NOT NULL DEFAULT 'payable',
+            invoice_number TEXT,
+            data_json TEXT,
+            ocr_confidence REAL,
+            validation_errors_json TEXT NOT NULL DEFAULT '[]',
+            processing_error TEXT,
+            is_duplicate INTEGER NOT NULL DEFAULT 0,
+            extraction_tier INTEGER,
+            extraction_provider TEXT,
+            routing_reason TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX invoices_tenant ON invoices(tenant_id);
+        CREATE TABLE files (
+            id TEXT PRIMARY KEY,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            invoice_id TEXT NOT NULL UNIQUE REFERENCES invoices(id),
+            path TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            media_type TEXT NOT NULL,
+            original_name TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE jobs (
+            id TEXT PRIMARY KEY,
+            invoice_id TEXT NOT NULL UNIQUE REFERENCES invoices(id),
+            tenant_id TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('queued', 'leased', 'done')),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            busy_retries INTEGER NOT NULL DEFAULT 0,
+            available_at REAL NOT NULL,
+            lease_until REAL,
+            lease_owner TEXT,
+            last_error TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX jobs_state ON jobs(state, available_at);
+        """
+    )
+
+
+def migrate(path) -> list[str]:
+    """Create or migrate the database at ``path``; returns the names of the steps applied now.
+
+    Harmless to run twice. Also switches the file to WAL so readers never block the writer.
+    """
+    db = Database(path)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        before = {m.name for m in migrations.applied(db)}
+        migrations.apply(db)
+        return [m.name for m in migrations.applied(db) if m.name not in before]
+    finally:
+        db.close()

@@ -1,0 +1,115 @@
+"""Assemble and run the appliance: database, pipeline pool, dispatcher and the web app.
+
+The one module of ``appliance`` that imports ``api``.
+"""
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import logging
+import os
+import signal
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from aiohttp import web
+
+from api.app import make_app
+from appliance.db import Database
+from appliance.dispatcher import Dispatcher, model_config
+from appliance.errors import ConfigError
+from appliance.files import reap_partials
+from appliance.migrations import migrate
+from appliance.settings import Settings
+from pipeline.pool import start_pool
+
+log = logging.getLogger(__name__)
+
+
+def prepare_data_dir(settings: Settings) -> list[str]:
+    """Create the data dir and its folders and migrate the database (``appliance init``); idempotent.
+
+    Returns the migration steps applied now. Raises ConfigError when the dir is not writable.
+    """
+    try:
+        for folder in (settings.data_dir, settings.files_dir, settings.models_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the data dir {settings.data_dir}: {exc}") from exc
+    if not os.access(settings.data_dir, os.W_OK):
+        raise ConfigError(f"the data dir {settings.data_dir} is not writable by this user")
+    return migrate(settings.db_path)
+
+
+def lock_data_dir(settings: Settings):
+    """Hold an exclusive lock on ``<data_dir>/serve.lock``: one server per data dir, since the
+    dispatcher treats leases of other processes as dead. Raises ConfigError when held elsewhere."""
+    handle = open(settings.data_dir / "serve.lock", "w")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as exc:
+        handle.close()
+        raise ConfigError(f"another appliance is already serving {settings.data_dir}") from exc
+    return handle
+
+
+@asynccontextmanager
+async def running_pipeline(settings: Settings, db: Database):
+    """The pool and its dispatcher, started (models loaded) and stopped around the block."""
+    pool = await start_pool(settings.pool.backend, model_config(settings), settings.pool.workers,
+                            settings.ocr.concurrency, ray_address=settings.ray.address,
+                            num_cpus=settings.ray.num_cpus, object_store_mb=settings.ray.object_store_mb)
+    dispatcher = Dispatcher(db, settings, pool)
+    task = asyncio.create_task(dispatcher.run())
+    try:
+        yield pool, dispatcher
+    finally:
+        await dispatcher.stop()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await pool.close()
+
+
+async def serve(settings: Settings, host: str, port: int, ready: asyncio.Event | None = None,
+                stop: asyncio.Event | None = None) -> None:
+    """Run the API, the dispatcher and the pool until SIGTERM/SIGINT (or ``stop`` is set)."""
+    prepare_data_dir(settings)
+    lock = lock_data_dir(settings)
+    removed = reap_partials(settings.files_dir)
+    if removed:
+        log.info("removed %d partial upload(s) left by a crash", removed)
+    db = await Database(settings.db_path).open()
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+    try:
+        log.info("loading models and starting the %s pool (%d workers)", settings.pool.backend, settings.pool.workers)
+        async with running_pipeline(settings, db) as (pool, dispatcher):
+            app = make_app(db, settings, queue_ready=pool.healthy, on_enqueued=dispatcher.wake)
+            runner = web.AppRunner(app, access_log_format='%a "%r" %s %b %Tfs')
+            await runner.setup()
+            site = web.TCPSite(runner, host, port)
+            await site.start()
+            log.info("serving on http://%s:%d/api/v1 (OpenAPI at /api/docs)", host, port)
+            print(f"appliance ready on http://{host}:{port}", flush=True)
+            if ready is not None:
+                ready.set()
+            health = asyncio.create_task(_watch_pool(pool, stop))
+            await stop.wait()
+            health.cancel()
+            log.info("shutting down")
+            await runner.cleanup()
+    finally:
+        await db.close()
+        lock.close()
+
+
+async def _watch_pool(pool, stop: asyncio.Event, every: float = 10.0) -> None:
+    check = getattr(pool, "check", None)
+    while check is not None and not stop.is_set():
+        await asyncio.sleep(every)
+        await check()

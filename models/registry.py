@@ -1,0 +1,49 @@
+"""Config names of the model back-ends and how to load them.
+
+A name is either one of the built-in short names below or a ``"module:Class"`` path, which is
+how tests plug in fakes and how an operator plugs in a back-end of their own (STYLE.md 4, 9).
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+OCR_ENGINES = {
+    "rapidocr": "models.rapidocr_engine:RapidOcrEngine",
+    "tesseract": "models.tesseract_engine:TesseractEngine",
+}
+LLM_BACKENDS = {
+    "llama_cpp": "models.llama_cpp_backend:LlamaCppBackend",
+    "none": "models.llm:NoLlm",
+}
+
+
+class UnknownBackend(ValueError):
+    """A config names a back-end that is neither built in nor importable."""
+
+
+def resolve(name: str, builtin: dict[str, str]) -> type:
+    """Return the class for ``name`` (a short name of ``builtin`` or ``"module:Class"``).
+
+    Raises UnknownBackend naming the choices when it cannot be found.
+    """
+    target = builtin.get(name, name)
+    if ":" not in target:
+        raise UnknownBackend(f"unknown back-end {name!r}; choose one of {sorted(builtin)} or 'module:Class'")
+    module_name, _, attr = target.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise UnknownBackend(
+            f"cannot load back-end {name!r} ({exc}); choose one of {sorted(builtin)} or 'module:Class'"
+        ) from exc
+
+
+def load_ocr(name: str, **options: Any):
+    """Instantiate the OCR engine named in the config (``ocr.engine``)."""
+    return resolve(name, OCR_ENGINES)(**options)
+
+
+def load_llm(name: str, **options: Any):
+    """Instantiate the LLM back-end named in the config (``llm.backend``)."""
+    return resolve(name, LLM_BACKENDS)(**options)

@@ -1,0 +1,35 @@
+"""The small frozen, picklable things that cross into workers (STYLE.md 5): what the models are
+(``ModelConfig``, fixed per worker) and what one job is (``JobContext``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Which back-ends a worker loads, once, in its constructor. Paths are absolute."""
+
+    ocr_engine: str = "rapidocr"
+    ocr_lang: str = "ch"
+    ocr_threads: int = 2
+    dpi: int = 200
+    llm_backend: str = "llama_cpp"
+    llm_model_path: str = ""
+    llm_n_ctx: int = 4096
+    llm_threads: int = 2
+    llm_max_tokens: int = 160
+    llm_enabled: bool = True
+    data_dir: str = "./data"
+
+
+@dataclass(frozen=True)
+class JobContext:
+    """One document to extract. ``media_type`` comes from the sniffer; ``max_ocr_pages`` is
+    OCR_MAX_PDF_PAGES; ``visual_only`` ignores PDF text layers (benchmarks of the OCR path)."""
+
+    invoice_id: str
+    media_type: str
+    max_ocr_pages: int = 3
+    vendor_id: str | None = None
+    visual_only: bool = False
+    name: str | None = None

@@ -1,0 +1,67 @@
+"""Normalisation into schema 2.9: ISO dates, numbers, ISO 4217 currency, stripped strings,
+every key present (null where empty), ``raw_text`` filled."""
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.rules import detect_currency, parse_amount, parse_date
+
+HEADER_FIELDS = (
+    "invoice_number", "invoice_date", "due_date", "vendor_name", "vendor_address", "vendor_tax_id",
+    "vendor_email", "customer_name", "currency", "payment_terms", "subtotal", "discount", "tax_amount",
+    "service_charge", "shipping_cost", "total_amount", "paid_amount", "balance_amount",
+)
+DATE_FIELDS = {"invoice_date", "due_date"}
+AMOUNT_FIELDS = {"subtotal", "discount", "tax_amount", "service_charge", "shipping_cost", "total_amount",
+                 "paid_amount", "balance_amount"}
+LINE_FIELDS = ("description", "line_no", "sku", "quantity", "unit", "unit_price", "discount", "tax", "line_total")
+LINE_NUMBERS = {"line_no", "quantity", "unit_price", "discount", "tax", "line_total"}
+
+
+def value(name: str, raw: Any) -> Any:
+    """One header value in its schema type, or None when it cannot be read as one."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    if name in AMOUNT_FIELDS:
+        if isinstance(raw, bool):
+            return None
+        return round(float(raw), 2) if isinstance(raw, (int, float)) else parse_amount(str(raw))
+    if name in DATE_FIELDS:
+        return parse_date(str(raw))
+    if name == "currency":
+        return detect_currency(str(raw))
+    text = " ".join(str(raw).split())
+    return text or None
+
+
+def fields(raw: dict[str, Any]) -> dict[str, Any]:
+    """Normalise a partial header dict; drops keys it does not know and values it cannot read."""
+    out = {}
+    for name, item in raw.items():
+        if name in HEADER_FIELDS:
+            normal = value(name, item)
+            if normal is not None:
+                out[name] = normal
+    return out
+
+
+def line_item(raw: dict[str, Any]) -> dict[str, Any] | None:
+    """A line item (spec 2.10) with every key; None when it has no description."""
+    item = {key: raw.get(key) for key in LINE_FIELDS}
+    for key in LINE_NUMBERS:
+        if item[key] is not None and not isinstance(item[key], (int, float)):
+            item[key] = parse_amount(str(item[key]))
+    if not item["description"] or not str(item["description"]).strip():
+        return None
+    item["description"] = " ".join(str(item["description"]).split())
+    return item
+
+
+def data(header: dict[str, Any], lines: list[dict[str, Any]], raw_text: str) -> dict[str, Any]:
+    """The full ``data`` object of spec 2.9."""
+    out: dict[str, Any] = {name: None for name in HEADER_FIELDS}
+    out.update(fields(header))
+    items = [item for item in (line_item(line) for line in lines) if item is not None]
+    out["line_items"] = items
+    out["raw_text"] = raw_text
+    return out

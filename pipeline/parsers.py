@@ -1,0 +1,280 @@
+"""Value parsers for invoice text: amounts, dates and currencies in many print conventions.
+
+This module owns turning a printed value into a normalised one (float, ISO date, ISO 4217
+code) and finding such values inside a line of text with their character spans. It is pure
+(standard library only) and must not import ``api`` or ``appliance``.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+# --- currencies -----------------------------------------------------------------------------
+
+ISO_CODES = (
+    "EUR USD GBP CHF INR MYR SGD JPY CNY RMB THB AUD CAD HKD NZD SEK NOK DKK PLN CZK HUF IDR PHP "
+    "VND KRW ZAR BRL MXN AED SAR TRY RUB TWD ILS RON BGN"
+).split()
+# Longer symbols first so "S$" is not read as "$".
+SYMBOLS = [
+    ("US$", "USD"), ("S$", "SGD"), ("A$", "AUD"), ("C$", "CAD"), ("HK$", "HKD"), ("NZ$", "NZD"),
+    ("€", "EUR"), ("£", "GBP"), ("₹", "INR"), ("₩", "KRW"), ("฿", "THB"), ("₱", "PHP"),
+    ("₫", "VND"), ("₺", "TRY"), ("₽", "RUB"), ("zł", "PLN"), ("元", "CNY"), ("¥", "CNY"), ("$", "USD"),
+]
+WORD_CURRENCIES = [
+    (r"\bRM(?=\s?\d)|\bRM\b", "MYR"), (r"\bRs\.?(?=\s?-?\d)", "INR"), (r"\bRp\.?(?=\s?\d)", "IDR"),
+    (r"\beuros?\b", "EUR"), (r"\bUS dollars?\b", "USD"), (r"\bbaht\b|บาท", "THB"),
+    (r"\bringgit\b", "MYR"), (r"\brupees?\b", "INR"), (r"人民币", "CNY"), (r"\bFr\.(?=\s?\d)", "CHF"),
+]
+_ISO_RE = re.compile(r"(?<![A-Za-z])(" + "|".join(ISO_CODES) + r")(?![A-Za-z])")
+_CURRENCY_TOKEN = (
+    r"(?:US\$|S\$|A\$|C\$|HK\$|NZ\$|[€£₹₩฿₱₫₺₽¥$]|zł|RM|Rs\.?|Rp\.?|"
+    + "|".join(ISO_CODES) + r")"
+)
+
+
+def detect_currency(text: str) -> str | None:
+    """The ISO 4217 code most often signalled in ``text`` (codes count double), else None.
+
+    Understands ISO codes (upper case, whole words), symbols (``$ € £ ₹ ¥ ฿``), ``RM`` (MYR),
+    ``Rs`` (INR) and currency words ("Euro", "US Dollars"). ``$`` alone reads as USD.
+    """
+    votes: Counter[str] = Counter()
+    for match in _ISO_RE.finditer(text or ""):
+        code = "CNY" if match.group(1) == "RMB" else match.group(1)
+        votes[code] += 2
+    rest = text or ""
+    for symbol, code in SYMBOLS:
+        count = rest.count(symbol)
+        if count:
+            votes[code] += count
+            rest = rest.replace(symbol, " ")
+    for pattern, code in WORD_CURRENCIES:
+        votes[code] += len(re.findall(pattern, text or "", flags=re.I if pattern.islower() else 0))
+    votes = Counter({k: v for k, v in votes.items() if v > 0})
+    if not votes:
+        return None
+    return votes.most_common(1)[0][0]
+
+
+# --- amounts --------------------------------------------------------------------------------
+
+_NUMBER = (
+    r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+,\d{2}(?!\d)"  # 1 234,56: space thousands need a decimal comma
+    r"|\d{1,3}(?:'\d{3})+(?:\.\d{1,2})?"            # Swiss 1'234.50
+    r"|\d{1,3}(?:,\d{3})+(?:\.\d{1,4})?"            # 1,234,567.89
+    r"|\d{1,3}(?:\.\d{3})+(?:,\d{1,4})?"            # 1.234.567,89
+    r"|\d+(?:[.,]\d{1,4})?"
+)
+AMOUNT_RE = re.compile(
+    r"(?<![\w.,/:])"
+    r"(?P<neg1>[-−–]\s?|\()?"
+    r"(?P<cur1>" + _CURRENCY_TOKEN + r")?\s?"
+    r"(?P<neg2>[-−–]\s?)?"
+    r"(?P<num>" + _NUMBER + r")"
+    r"(?P<tail>\s?(?:" + _CURRENCY_TOKEN + r")(?!\s?\d))?"
+    r"(?P<neg3>-|\))?"
+    r"(?![\w.,/]|\s?%|:\d)"
+)
+
+
+@dataclass(frozen=True)
+class AmountMatch:
+    """An amount found in a text: value, char span, whether it has decimals or a currency mark."""
+
+    value: float
+    start: int
+    end: int
+    decimals: bool
+    currency: bool
+
+
+def _number_value(num: str) -> float | None:
+    num = num.replace("\u00a0", " ").replace("\u202f", " ").replace("'", "")
+    if " " in num:
+        num = num.replace(" ", "")
+    has_dot, has_comma = "." in num, "," in num
+    if has_dot and has_comma:
+        decimal = "." if num.rfind(".") > num.rfind(",") else ","
+    elif has_comma:
+        head, _, tail = num.rpartition(",")
+        thousands = num.count(",") > 1 or (len(tail) == 3 and 1 <= len(head) <= 3 and head != "0")
+        decimal = None if thousands else ","
+    elif has_dot:
+        decimal = None if num.count(".") > 1 else "."
+    else:
+        decimal = None
+    thousands_sep = {".": ",", ",": "."}.get(decimal or "", ",." if decimal is None else "")
+    for sep in thousands_sep:
+        num = num.replace(sep, "")
+    if decimal == ",":
+        num = num.replace(",", ".")
+    try:
+        return float(num)
+    except ValueError:
+        return None
+
+
+def find_amounts(text: str) -> list[AmountMatch]:
+    """Every amount-like number in ``text`` (not percentages, dates or times), left to right."""
+    found = []
+    for match in AMOUNT_RE.finditer(text or ""):
+        value = _number_value(match.group("num"))
+        if value is None:
+            continue
+        negative = bool(match.group("neg2")) or bool(match.group("neg1") and match.group("neg1").strip() in "-−–") \
+            or (match.group("neg1") == "(" and match.group("neg3") == ")") or match.group("neg3") == "-"
+        num = match.group("num")
+        decimals = bool(re.search(r"[.,]\d{1,4}$", num)) and not re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", num)
+        currency = bool(match.group("cur1") or (match.group("tail") or "").strip())
+        start = match.start("num") if not (match.group("cur1") or match.group("neg1")) else match.start()
+        found.append(AmountMatch(-value if negative else value, start, match.end(), decimals, currency))
+    return found
+
+
+def parse_amount(text: str) -> float | None:
+    """The first amount in ``text`` as a float, or None.
+
+    Handles ``1,234.56``, ``1.234,56``, ``1 234,56``, ``1'234.50``, ``$4.11``, ``RM30.90``,
+    ``49,99 €``, ``-9,32``, ``(12.00)``. Percentages, dates and times are not amounts.
+    """
+    amounts = find_amounts(text)
+    return round(amounts[0].value, 4) if amounts else None
+
+
+# --- dates ----------------------------------------------------------------------------------
+
+_MONTHS = {
+    1: "january jan januar janvier janv januari enero ene gennaio gen janeiro jänner jän",
+    2: "february feb februar février fevrier févr fevr februari febrero febbraio fevereiro fév",
+    3: "march mar märz maerz mars maart marzo março mac mrt mär",
+    4: "april apr avril avr abril aprile",
+    5: "may mai mei mayo maggio maio",
+    6: "june jun juni juin junio giugno junho",
+    7: "july jul juli juillet juil julio luglio julho julai",
+    8: "august aug august août aout augustus agosto ago ogos",
+    9: "september sep sept septembre septiembre settembre setembro set",
+    10: "october oct oktober octobre okt octubre ottobre outubro out okt",
+    11: "november nov novembre noviembre novembro",
+    12: "december dec dezember décembre decembre dez diciembre dicembre dezembro disember dis",
+}
+MONTH_NAMES = {name: num for num, names in _MONTHS.items() for name in names.split()}
+_THAI_MONTHS = {
+    "มกราคม": 1, "กุมภาพันธ์": 2, "มีนาคม": 3, "เมษายน": 4, "พฤษภาคม": 5, "มิถุนายน": 6,
+    "กรกฎาคม": 7, "สิงหาคม": 8, "กันยายน": 9, "ตุลาคม": 10, "พฤศจิกายน": 11, "ธันวาคม": 12,
+    "ม.ค.": 1, "ก.พ.": 2, "มี.ค.": 3, "เม.ย.": 4, "พ.ค.": 5, "มิ.ย.": 6, "ก.ค.": 7, "ส.ค.": 8,
+    "ก.ย.": 9, "ต.ค.": 10, "พ.ย.": 11, "ธ.ค.": 12,
+}
+_MONTH_ALT = "|".join(sorted((re.escape(m) for m in MONTH_NAMES), key=len, reverse=True))
+_THAI_ALT = "|".join(sorted((re.escape(m) for m in _THAI_MONTHS), key=len, reverse=True))
+# A year may run straight into a time ("18-11-1813:58") on receipts: allow that, not other digits.
+_YEAR_END = r"(?:(?!\d)|(?=\d{1,2}:\d{2}))"
+DATE_PATTERNS = [
+    ("ymd", re.compile(r"(?<![\d.])(?P<y>(?:19|20)\d{2})\s?[-/.]\s?(?P<m>\d{1,2})\s?[-/.]\s?(?P<d>\d{1,2})" + _YEAR_END)),
+    ("cjk", re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*日?")),
+    ("num", re.compile(r"(?<![\d.,])(?P<a>\d{1,2})\s?(?P<s>[./-])\s?(?P<b>\d{1,2})\s?(?P=s)\s?(?P<y>(?:19|20)\d{2}|\d{2})" + _YEAR_END)),
+    ("dmy", re.compile(r"(?<![\w])(?P<d>\d{1,2})(?:st|nd|rd|th|er|e|\.)?\s?[-/ ]?\s?(?:de\s+)?(?P<mn>" + _MONTH_ALT
+                       + r")\.?,?\s?[-/ ]?\s?(?:de\s+)?(?P<y>\d{4}|\d{2})" + _YEAR_END, re.I)),
+    ("mdy", re.compile(r"(?<![\w])(?P<mn>" + _MONTH_ALT + r")\.?\s?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(?P<y>\d{4})(?!\d)", re.I)),
+    ("thai", re.compile(r"(?P<d>\d{1,2})\s*(?P<mn>" + _THAI_ALT + r")\s*(?P<y>\d{4})")),
+]
+
+
+@dataclass(frozen=True)
+class DateMatch:
+    """A date found in a text: ISO string, char span, and whether day/month order was a guess."""
+
+    iso: str
+    start: int
+    end: int
+    ambiguous: bool
+
+
+def _year(text: str) -> int:
+    year = int(text)
+    if year < 100:
+        year += 2000
+    if year > 2400:  # Thai Buddhist era
+        year -= 543
+    return year
+
+
+def _make(year: int, month: int, day: int) -> str | None:
+    if not 1990 <= year <= 2100:
+        return None
+    try:
+        return _dt.date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
+def _numeric(match: re.Match, dayfirst: bool | None) -> tuple[str | None, bool]:
+    a, b, year = int(match.group("a")), int(match.group("b")), _year(match.group("y"))
+    if a > 12 and b <= 12:
+        return _make(year, b, a), False
+    if b > 12 and a <= 12:
+        return _make(year, a, b), False
+    ambiguous = a != b
+    if dayfirst is False:
+        return _make(year, a, b), ambiguous
+    return _make(year, b, a), ambiguous
+
+
+_LOOSE_NUM = re.compile(DATE_PATTERNS[2][1].pattern.replace(r"(?<![\d.,])", "", 1))
+
+
+def find_dates(text: str, dayfirst: bool | None = None, loose: bool = False) -> list[DateMatch]:
+    """Every valid calendar date in ``text`` (years 1990-2100), left to right, without overlaps.
+
+    ``dayfirst`` settles ``03/04/2023``: True (default when None) reads 3 April, False 4 March.
+    ``loose`` also accepts a numeric date glued to digits before it (OCR of receipts).
+    Two-digit years are 20yy, Thai Buddhist years are converted, month names in English,
+    German, French, Dutch, Spanish, Italian, Portuguese, Malay and Thai are understood.
+    """
+    found: list[DateMatch] = []
+    taken: list[tuple[int, int]] = []
+    patterns = DATE_PATTERNS + ([("num", _LOOSE_NUM)] if loose else [])
+    for kind, pattern in patterns:
+        for match in pattern.finditer(text or ""):
+            if any(match.start() < e and s < match.end() for s, e in taken):
+                continue
+            ambiguous = False
+            if kind == "num":
+                iso, ambiguous = _numeric(match, dayfirst)
+            elif kind in ("ymd", "cjk"):
+                iso = _make(int(match.group("y")), int(match.group("m")), int(match.group("d")))
+            elif kind == "thai":
+                iso = _make(_year(match.group("y")), _THAI_MONTHS[match.group("mn")], int(match.group("d")))
+            else:
+                iso = _make(_year(match.group("y")), MONTH_NAMES[match.group("mn").lower()], int(match.group("d")))
+            if iso:
+                found.append(DateMatch(iso, match.start(), match.end(), ambiguous))
+                taken.append((match.start(), match.end()))
+    found.sort(key=lambda m: m.start)
+    return found
+
+
+def parse_date(text: str, dayfirst: bool | None = None) -> str | None:
+    """The first date in ``text`` as ``YYYY-MM-DD``, or None. See find_dates for ``dayfirst``."""
+    dates = find_dates(text, dayfirst)
+    return dates[0].iso if dates else None
+
+
+def guess_dayfirst(text: str) -> bool:
+    """Whether numeric dates in ``text`` are day-first, from unambiguous ones (13/02 vs 02/13).
+
+    Without evidence: month-first only for US-dollar documents in English, day-first otherwise.
+    """
+    votes = Counter()
+    for match in DATE_PATTERNS[2][1].finditer(text or ""):
+        a, b = int(match.group("a")), int(match.group("b"))
+        if a > 12 >= b:
+            votes["day"] += 1
+        elif b > 12 >= a:
+            votes["month"] += 1
+    if votes["day"] != votes["month"]:
+        return votes["day"] > votes["month"]
+    return not ("$" in (text or "") and re.search(r"\b(?:invoice|total|date)\b", text or "", re.I)
+                and not re.search(r"\b(?:RM|GST|VAT|S\$)\b", text or ""))

@@ -1,0 +1,168 @@
+"""The pool of extraction workers: Ray actors (the product), or threads in this process
+(``inline``, for tools and tests that need no cluster). Both have the same interface.
+
+Each Ray actor wraps one ``Extractor`` and loads its models in its constructor. A small gate
+actor limits OCR in flight to ``ocr.concurrency`` across the whole pool (spec section 8). The
+document's bytes travel through Ray's object store, so an actor on another host of the cluster
+can read them (DESIGN.md flow step 4).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any
+
+from pipeline.context import JobContext, ModelConfig
+from pipeline.result import TemporaryError
+
+log = logging.getLogger(__name__)
+
+
+class WorkerLost(TemporaryError):
+    """A worker died while holding a job (crash, out of memory); the job is retried."""
+
+
+class InlinePool:
+    """``size`` Extractors in threads of this process, sharing one OCR gate."""
+
+    def __init__(self, models: ModelConfig, size: int = 1, ocr_concurrency: int = 1) -> None:
+        from pipeline.runner import Extractor, OcrGate
+
+        gate = OcrGate(ocr_concurrency)
+        self.size = size
+        self._idle: asyncio.Queue | None = None
+        self._workers = [Extractor(models, gate) for _ in range(size)]
+
+    def healthy(self) -> bool:
+        return True
+
+    async def submit(self, ctx: JobContext, data: bytes) -> dict[str, Any]:
+        """Extract one document; raises TemporaryError when it should be retried later."""
+        if self._idle is None:
+            self._idle = asyncio.Queue()
+            for worker in self._workers:
+                self._idle.put_nowait(worker)
+        worker = await self._idle.get()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, worker.extract, ctx, data)
+        finally:
+            self._idle.put_nowait(worker)
+
+    async def close(self) -> None:
+        self._workers.clear()
+
+
+def connect_ray(address: str = "", num_cpus: int = 0, object_store_mb: int = 200) -> None:
+    """Start a local Ray (``address`` empty) or join a cluster (``auto``, ``ray://…``); idempotent.
+
+    The dashboard stays off (plain ``ray``); token auth is off unless the operator sets
+    RAY_AUTH_MODE, since the appliance's Ray listens on loopback only when it starts its own.
+    """
+    import ray
+
+    if ray.is_initialized():
+        return
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True,
+                              "configure_logging": False, "ignore_reinit_error": True}
+    if address:
+        ray.init(address=address, **kwargs)
+    else:
+        ray.init(num_cpus=num_cpus or os.cpu_count() or 2,
+                 object_store_memory=object_store_mb * 1024 * 1024, **kwargs)
+
+
+class RayPool:
+    """``size`` Ray actors, each an Extractor, plus the OCR gate actor.
+
+    ``start()`` creates them and waits until every actor has loaded its models (readiness).
+    A dead actor is restarted by Ray (``max_restarts``); its job comes back as WorkerLost.
+    """
+
+    def __init__(self, models: ModelConfig, size: int = 2, ocr_concurrency: int = 1) -> None:
+        self.models = models
+        self.size = size
+        self.ocr_concurrency = ocr_concurrency
+        self._actors: list[Any] = []
+        self._idle: asyncio.Queue | None = None
+        self._healthy = False
+        self._gate = None
+
+    async def start(self, timeout: float = 600) -> "RayPool":
+        import ray
+
+        from pipeline.runner import Extractor, OcrGate
+
+        gate_cls = ray.remote(num_cpus=0, max_restarts=-1)(OcrGate)
+        actor_cls = ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=1)(Extractor)
+        self._gate = gate_cls.remote(self.ocr_concurrency)
+        self._actors = [actor_cls.remote(self.models, self._gate) for _ in range(self.size)]
+        await asyncio.wait_for(asyncio.gather(*(a.ping.remote() for a in self._actors)), timeout)
+        self._idle = asyncio.Queue()
+        for actor in self._actors:
+            self._idle.put_nowait(actor)
+        self._healthy = True
+        return self
+
+    def healthy(self) -> bool:
+        return self._healthy
+
+    async def check(self, timeout: float = 5.0) -> bool:
+        """Ping every actor; updates and returns ``healthy()``. Busy actors answer after their job,
+        so only a dead actor (not a slow one) marks the pool unhealthy."""
+        import ray
+
+        try:
+            await asyncio.wait_for(asyncio.gather(*(a.ping.remote() for a in self._actors)), timeout)
+            self._healthy = True
+        except asyncio.TimeoutError:
+            pass
+        except ray.exceptions.RayError as exc:
+            log.warning("extraction pool unhealthy: %s", exc)
+            self._healthy = False
+        return self._healthy
+
+    async def submit(self, ctx: JobContext, data: bytes) -> dict[str, Any]:
+        """Extract one document on an idle actor; raises TemporaryError (incl. WorkerLost) to retry."""
+        import ray
+
+        assert self._idle is not None, "RayPool.start() was not awaited"
+        actor = await self._idle.get()
+        try:
+            ref = ray.put(data)
+            return await actor.extract.remote(ctx, ref)
+        except TemporaryError:
+            raise
+        except ray.exceptions.RayTaskError as exc:
+            if isinstance(exc, TemporaryError):
+                raise TemporaryError(str(exc.cause) if getattr(exc, "cause", None) else str(exc)) from exc
+            raise
+        except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
+                ray.exceptions.OutOfMemoryError) as exc:
+            raise WorkerLost(f"extraction worker lost: {type(exc).__name__}") from exc
+        finally:
+            self._idle.put_nowait(actor)
+
+    async def close(self) -> None:
+        import ray
+
+        for actor in self._actors:
+            ray.kill(actor)
+        if self._gate is not None:
+            ray.kill(self._gate)
+        self._actors.clear()
+        self._healthy = False
+
+
+async def start_pool(kind: str, models: ModelConfig, size: int, ocr_concurrency: int, *,
+                     ray_address: str = "", num_cpus: int = 0, object_store_mb: int = 200):
+    """Start the pool named by ``kind`` (``ray`` or ``inline``) and wait until its models are loaded."""
+    if kind == "inline":
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, lambda: InlinePool(models, size, ocr_concurrency))
+    if kind != "ray":
+        raise ValueError(f"unknown pool kind {kind!r}; choose 'ray' or 'inline'")
+    connect_ray(ray_address, num_cpus, object_store_mb)
+    return await RayPool(models, size, ocr_concurrency).start()

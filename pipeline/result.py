@@ -1,0 +1,28 @@
+"""What the pipeline hands back for one document."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+class TemporaryError(RuntimeError):
+    """A stage could not run now (OCR busy, memory pressure); the queue retries with backoff."""
+
+
+@dataclass
+class ExtractionResult:
+    """``data`` is schema 2.9 (None when nothing could be produced); ``processing_status`` is
+    ``completed``, ``needs_review`` or ``failed``; ``timings`` are seconds per stage."""
+
+    data: dict[str, Any] | None
+    processing_status: str
+    validation_errors: list[str] = field(default_factory=list)
+    processing_error: str | None = None
+    ocr_confidence: float | None = None
+    extraction_tier: int | None = None
+    extraction_provider: str | None = None
+    routing_reason: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

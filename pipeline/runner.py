@@ -1,0 +1,158 @@
+"""The stages of one extraction, run in order (STYLE.md 3): text → rules → LLM → normalise →
+validate. ``Extractor`` holds the loaded models of one worker and is what a Ray actor wraps.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Callable
+
+from models.ocr import OcrBusy
+from models.registry import load_llm, load_ocr
+from pipeline import normalise
+from pipeline.context import JobContext, ModelConfig
+from pipeline.document import DocumentText
+from pipeline.llm_extract import llm_fill
+from pipeline.result import ExtractionResult, TemporaryError
+from pipeline.rules import extract_rules
+from pipeline.sniff import PDF, sniff
+from pipeline.text import UnreadableDocument, image_text, pdf_text
+from pipeline.validate import validate
+
+log = logging.getLogger(__name__)
+
+# Header fields worth a model call when rules leave them open (the model is slow: ~14 tok/s).
+LLM_FIELDS = ("invoice_number", "invoice_date", "vendor_name", "customer_name", "total_amount", "currency")
+
+
+class OcrGate:
+    """A non-blocking semaphore for ``ocr.concurrency`` (spec 8: busy OCR is a temporary error)."""
+
+    def __init__(self, capacity: int = 1) -> None:
+        import threading
+
+        self._sem = threading.BoundedSemaphore(capacity)
+
+    def try_acquire(self) -> bool:
+        return self._sem.acquire(blocking=False)
+
+    def release(self) -> None:
+        self._sem.release()
+
+
+class Extractor:
+    """The models of one worker, loaded once, and ``extract`` for one document.
+
+    ``gate`` limits OCR in flight across workers: an ``OcrGate`` in one process, or a Ray actor
+    handle with the same two methods (``pipeline.pool``). Raises nothing for bad documents: the
+    result says ``failed``; only TemporaryError escapes, for the queue to retry.
+    """
+
+    def __init__(self, models: ModelConfig, gate: Any = None) -> None:
+        self.models = models
+        self.gate = gate or OcrGate(1)
+        self.ocr = load_ocr(models.ocr_engine, lang=models.ocr_lang, threads=models.ocr_threads)
+        self.llm = None
+        if models.llm_enabled:
+            self.llm = load_llm(models.llm_backend, model_path=models.llm_model_path or None,
+                                n_ctx=models.llm_n_ctx, n_threads=models.llm_threads, data_dir=models.data_dir)
+
+    def ping(self) -> str:
+        return "ok"
+
+    # -- gate helpers: a Ray actor handle needs .remote(), a local gate does not
+    def _gate_call(self, method: str) -> Any:
+        fn = getattr(self.gate, method)
+        if hasattr(fn, "remote"):
+            import ray
+
+            return ray.get(fn.remote())
+        return fn()
+
+    def read_text(self, ctx: JobContext, data: bytes, media_type: str) -> DocumentText:
+        """The document's text; takes the OCR gate only if a page needs OCR. Raises TemporaryError."""
+        held = False
+
+        def engine():
+            nonlocal held
+            if not held:
+                if not self._gate_call("try_acquire"):
+                    raise OcrBusy("OCR stage busy (ocr.concurrency in use); retry later")
+                held = True
+            return self.ocr
+
+        try:
+            if media_type == PDF:
+                return pdf_text(data, engine, max_ocr_pages=ctx.max_ocr_pages, dpi=self.models.dpi,
+                                use_text_layer=not ctx.visual_only)
+            return image_text(data, engine)
+        except OcrBusy as exc:
+            raise TemporaryError(str(exc)) from exc
+        except MemoryError as exc:
+            raise TemporaryError("out of memory while reading the document") from exc
+        finally:
+            if held:
+                self._gate_call("release")
+
+    def extract(self, ctx: JobContext, data: bytes) -> dict[str, Any]:
+        """Run every stage on one document; returns ``ExtractionResult.to_dict()``."""
+        return self.run(ctx, data).to_dict()
+
+    def run(self, ctx: JobContext, data: bytes) -> ExtractionResult:
+        timings: dict[str, float] = {}
+        media_type = sniff(data[:1024])
+        if media_type is None:
+            return ExtractionResult(None, "failed", processing_error="Unsupported file type")
+        started = time.perf_counter()
+        try:
+            doc = self.read_text(ctx, data, media_type)
+        except UnreadableDocument as exc:
+            return ExtractionResult(None, "failed", processing_error=str(exc), timings=timings)
+        timings["text"] = round(time.perf_counter() - started, 3)
+        if not doc.text.strip():
+            return ExtractionResult(None, "failed", processing_error="No text could be read from the document",
+                                    ocr_confidence=doc.ocr_confidence, timings=timings)
+        return self.structure(doc, timings)
+
+    def structure(self, doc: DocumentText, timings: dict[str, float]) -> ExtractionResult:
+        """Tier 2: layout rules, then the LLM for what they leave open, then normalise and validate."""
+        started = time.perf_counter()
+        found = extract_rules(doc)
+        fields: dict[str, Any] = dict(found.fields)
+        timings["rules"] = round(time.perf_counter() - started, 3)
+        provider = ["rules"]
+        missing = [name for name in LLM_FIELDS if fields.get(name) is None]
+        if self.llm is not None and missing:
+            started = time.perf_counter()
+            try:
+                answers = llm_fill(doc.text, missing, self.llm, max_tokens=self.models.llm_max_tokens)
+            except Exception as exc:  # a crashing model must not lose the rules' result
+                log.warning("LLM stage failed, keeping the rules' fields: %s", exc)
+                answers = {}
+            timings["llm"] = round(time.perf_counter() - started, 3)
+            provider.append(self.llm.name)
+            for name, value in normalise.fields(answers).items():
+                fields.setdefault(name, value)
+        data = normalise.data(fields, found.line_items, doc.text)
+        errors = validate(data)
+        sources = sorted({page.source for page in doc.pages})
+        reason = f"no e-invoice XML, no vendor template; text from {'+'.join(sources)}"
+        if doc.skipped_pages:
+            reason += f"; {doc.skipped_pages} page(s) over OCR_MAX_PDF_PAGES skipped"
+        if doc.ocr_engine:
+            provider.insert(0, doc.ocr_engine)
+        return ExtractionResult(
+            data=data,
+            processing_status="needs_review" if errors else "completed",
+            validation_errors=errors,
+            ocr_confidence=doc.ocr_confidence,
+            extraction_tier=2,
+            extraction_provider="+".join(provider),
+            routing_reason=reason,
+            timings=timings,
+        )
+
+
+def local_extract(models: ModelConfig) -> Callable[[JobContext, bytes], dict[str, Any]]:
+    """An in-process extractor (no Ray) for tools and tests that do not need a pool."""
+    return Extractor(models).extract

@@ -1,0 +1,141 @@
+"""Shared fixtures: real SQLite files in tmp_path, a real aiohttp server on loopback, the real
+dispatcher, and an in-process pool whose models are fakes chosen through the config (the same
+plug-in setting an operator uses)."""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from api.app import make_app
+from appliance.db import Database
+from appliance.server import prepare_data_dir, running_pipeline
+from appliance.settings import Settings, load_settings
+from appliance.tenants import create_tenant
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+DATASETS = SHARED / "datasets"
+needs_datasets = pytest.mark.skipif(
+    not DATASETS.is_dir(),
+    reason="../shared/datasets is absent: it exists beside CI's clone, not on a customer's machine",
+)
+
+FAKE_MODELS = {
+    "ocr": {"engine": "tests.fake_ocr:TextOcr"},
+    "llm": {"backend": "tests.fakes:EchoLLM"},
+    "pool": {"backend": "inline", "workers": 2},
+    "queue": {"backoff_seconds": 0.05, "poll_seconds": 0.05},
+}
+
+
+def toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return str(value)
+
+
+def write_config(folder: Path, sections: dict[str, dict[str, Any]], data_dir: Path | None = None) -> Path:
+    """Write a config.toml with ``sections`` (``{"ocr": {"engine": ...}}``) into ``folder``."""
+    lines = [f"data_dir = {toml_value(str(data_dir or folder / 'data'))}"]
+    for section, values in sections.items():
+        lines.append(f"[{section}]")
+        lines += [f"{key} = {toml_value(value)}" for key, value in values.items()]
+    path = folder / "config.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def merged(*layers: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for layer in layers:
+        for section, values in layer.items():
+            out.setdefault(section, {}).update(values)
+    return out
+
+
+@dataclass
+class Harness:
+    """A running appliance (API + dispatcher + inline pool) and helpers to drive it."""
+
+    client: TestClient
+    db: Database
+    settings: Settings
+    queue_open: bool = True
+    tenants: list = field(default_factory=list)
+
+    async def tenant(self, credits: int = 10, name: str = "acme") -> tuple[str, dict[str, str]]:
+        tenant, key = await create_tenant(self.db, name, credits)
+        return tenant.id, {"Authorization": f"Bearer {key}"}
+
+    async def upload(self, headers: dict[str, str], data: bytes, *, filename: str = "invoice.pdf",
+                     content_type: str = "application/pdf", path: str = "/api/v1/invoices/upload",
+                     fields: dict[str, str] | None = None, params: dict[str, str] | None = None):
+        from aiohttp import FormData
+
+        form = FormData()
+        for key, value in (fields or {}).items():
+            form.add_field(key, value)
+        form.add_field("file", data, filename=filename, content_type=content_type)
+        return await self.client.post(path, data=form, headers=headers, params=params or {})
+
+    async def wait_ready(self, headers: dict[str, str], invoice_id: str, timeout: float = 60) -> dict:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            response = await self.client.get(f"/api/v1/invoices/{invoice_id}", headers=headers)
+            body = await response.json()
+            if body.get("ready"):
+                return body
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"invoice {invoice_id} not ready after {timeout} s: {body}")
+            await asyncio.sleep(0.05)
+
+    async def balance(self, headers: dict[str, str]) -> int:
+        response = await self.client.get("/api/v1/credits/balance", headers=headers)
+        return (await response.json())["balance"]
+
+
+def make_settings(tmp_path: Path, *layers: dict[str, dict[str, Any]]) -> Settings:
+    config = write_config(tmp_path, merged(FAKE_MODELS, *layers))
+    return load_settings(config, env={})
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return make_settings(tmp_path)
+
+
+@pytest.fixture
+async def harness_factory(tmp_path: Path):
+    """Start appliances with given settings; everything is stopped at the end of the test."""
+    stack: list = []
+
+    async def start(settings: Settings) -> Harness:
+        prepare_data_dir(settings)
+        db = await Database(settings.db_path).open()
+        pipeline = running_pipeline(settings, db)
+        pool, dispatcher = await pipeline.__aenter__()
+        harness = Harness(client=None, db=db, settings=settings)  # type: ignore[arg-type]
+        app = make_app(db, settings, queue_ready=lambda: harness.queue_open and pool.healthy(),
+                       on_enqueued=dispatcher.wake)
+        client = TestClient(TestServer(app, host="127.0.0.1"))
+        await client.start_server()
+        harness.client = client
+        stack.append((client, pipeline, db))
+        return harness
+
+    yield start
+    for client, pipeline, db in reversed(stack):
+        await client.close()
+        await pipeline.__aexit__(None, None, None)
+        await db.close()
+
+
+@pytest.fixture
+async def harness(harness_factory, settings) -> Harness:
+    return await harness_factory(settings)

@@ -1,0 +1,79 @@
+"""Small documents made by the tests themselves (no third-party files): PNG, JPEG and PDFs."""
+from __future__ import annotations
+
+import io
+
+from PIL import Image
+from PIL.PngImagePlugin import PngInfo
+
+
+def png_with_text(text: str | None = None, size: tuple[int, int] = (200, 100)) -> bytes:
+    """A white PNG whose ``ocr_text`` chunk tells tests.fake_ocr.TextOcr what the page says.
+
+    Note: PIL carries PNG text chunks into ``image.info`` only for the opened PNG, which is what
+    the pipeline OCRs; a JPEG has no such chunk and gets DEFAULT_TEXT.
+    """
+    info = PngInfo()
+    if text is not None:
+        info.add_text("ocr_text", text)
+    out = io.BytesIO()
+    Image.new("RGB", size, "white").save(out, "PNG", pnginfo=info)
+    return out.getvalue()
+
+
+def jpeg(size: tuple[int, int] = (200, 100)) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", size, "white").save(out, "JPEG")
+    return out.getvalue()
+
+
+def image_pdf(pages: int = 1) -> bytes:
+    """A PDF of blank image pages (no text layer), as a scanner makes."""
+    out = io.BytesIO()
+    images = [Image.new("RGB", (200, 280), "white") for _ in range(pages)]
+    images[0].save(out, "PDF", save_all=True, append_images=images[1:], resolution=72)
+    return out.getvalue()
+
+
+def text_pdf(lines: list[str]) -> bytes:
+    """A one-page PDF with a real text layer (Helvetica), one string per line, top to bottom."""
+    ops = ["BT", "/F1 11 Tf", "14 TL", "50 780 Td"]
+    for line in lines:
+        escaped = line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        ops.append(f"({escaped}) Tj T*")
+    ops.append("ET")
+    stream = "\n".join(ops).encode("latin-1")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+    ]
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(f"{number} 0 obj\n".encode() + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
+    for offset in offsets:
+        out.write(f"{offset:010d} 00000 n \n".encode())
+    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    return out.getvalue()
+
+
+INVOICE_LINES = [
+    "ACME Tools GmbH",
+    "Musterstrasse 1, 80331 Muenchen",
+    "Invoice No: INV-2024-001",
+    "Invoice Date: 2024-03-05",
+    "Description Qty Price Amount",
+    "Hammer 2 10.00 20.00",
+    "Saw 1 80.00 80.00",
+    "Subtotal 100.00",
+    "VAT 19% 19.00",
+    "Total EUR 119.00",
+]

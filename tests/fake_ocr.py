@@ -1,0 +1,67 @@
+"""Fake OCR engines for tests, loadable by name as ``"tests.fake_ocr:Class"`` (models.registry).
+
+They implement models.ocr.OcrEngine for real. ``TextOcr`` reads the "text" of a page from the
+PNG text chunk ``ocr_text`` that ``tests.docs.png_with_text`` writes (so each test decides what
+the page says), else answers a fixed invoice. Environment variables tune them for tests that run
+the server as a subprocess: ``FAKE_OCR_SECONDS`` (sleep per page).
+"""
+from __future__ import annotations
+
+import os
+import time
+
+from models.ocr import OcrLine
+
+DEFAULT_TEXT = """ACME Tools GmbH
+Invoice No: INV-2024-001
+Invoice Date: 2024-03-05
+Description Qty Price Amount
+Hammer 2 10.00 20.00
+Subtotal 100.00
+VAT 19% 19.00
+Total EUR 119.00"""
+
+
+class TextOcr:
+    """Returns one line per line of the page's ``ocr_text`` (or DEFAULT_TEXT), confidence 0.9."""
+
+    name = "fake-ocr"
+
+    def __init__(self, lang: str = "ch", **_: object) -> None:
+        self.lang = lang
+        self.seconds = float(os.environ.get("FAKE_OCR_SECONDS", "0"))
+
+    def recognize(self, image) -> list[OcrLine]:
+        if self.seconds:
+            time.sleep(self.seconds)
+        text = (getattr(image, "info", None) or {}).get("ocr_text", DEFAULT_TEXT)
+        lines = []
+        for row, line in enumerate(text.splitlines()):
+            if line.strip():
+                y = 20 + row * 30
+                lines.append(OcrLine(line, (20.0, float(y), 20.0 + 9 * len(line), y + 20.0), 0.9))
+        return lines
+
+
+class CrashOcr:
+    """Raises RuntimeError on every page, as an engine that cannot run would."""
+
+    name = "fake-crash-ocr"
+
+    def __init__(self, **_: object) -> None:
+        pass
+
+    def recognize(self, image) -> list[OcrLine]:
+        raise RuntimeError("fake OCR crash")
+
+
+class EmptyOcr:
+    """Finds no text at all (a blank page)."""
+
+    name = "fake-empty-ocr"
+
+    def __init__(self, **_: object) -> None:
+        pass
+
+    def recognize(self, image) -> list[OcrLine]:
+        return []
