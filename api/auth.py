@@ -1,10 +1,10 @@
 """API key authentication (spec section 5): ``Authorization: Bearer <key>`` on every ``/api/v1``
-request; the key's tenant is put on the request as ``request["tenant"]``."""
+request; the key's tenant is put on the request as ``request[TENANT]``."""
 from __future__ import annotations
 
 from aiohttp import web
 
-from api.keys import DB
+from api.keys import DB, TENANT
 from appliance.errors import Unauthorized
 from appliance.tenants import authenticate
 
@@ -26,5 +26,5 @@ async def auth_middleware(request: web.Request, handler):
         tenant = await authenticate(request.app[DB], key) if key else None
         if tenant is None:
             raise Unauthorized()
-        request["tenant"] = tenant
+        request[TENANT] = tenant
     return await handler(request)

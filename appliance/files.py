@@ -12,6 +12,7 @@ import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
 from appliance.errors import FileTooLarge, UnsupportedFileType
 from pipeline.sniff import SNIFF_BYTES, sniff
@@ -47,7 +48,7 @@ def clean_name(name: str | None) -> str | None:
     """A client's file name kept for display only: base name, no control characters, 255 chars."""
     if not name:
         return None
-    name = name.replace("\\", "/").rsplit("/", 1)[-1]
+    name = unquote(name).replace("\\", "/").rsplit("/", 1)[-1]
     name = "".join(ch for ch in name if ch.isprintable())
     return name[:255] or None
 

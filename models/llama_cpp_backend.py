@@ -73,13 +73,14 @@ class LlamaCppBackend:
         Generates at most ``max_tokens`` tokens; a prompt longer than ``n_ctx - max_tokens``
         tokens is shortened in the middle of its document part (between DOC_START and DOC_END,
         or of the whole prompt without them). Returns the generated text; sets ``last_usage``
-        (prompt_tokens, completion_tokens) and ``last_finish_reason`` ("stop" or "length").
-        Raises ValueError when ``max_tokens`` leaves no room for the prompt's non-document part.
+        (prompt_tokens, completion_tokens, total_tokens) and ``last_finish_reason`` ("stop" or
+        "length"). Raises ValueError when ``max_tokens`` leaves no room for the prompt's
+        non-document part.
         """
         with self._lock:
-            prompt = self._fit(prompt, self._n_ctx - max_tokens)
+            tokens = self._fit(prompt, self._n_ctx - max_tokens)
             out = self._llm.create_completion(
-                prompt,
+                tokens,
                 max_tokens=max_tokens,
                 temperature=0.0,
                 # Copying values from the document repeats its tokens; a penalty would fight that.
@@ -92,8 +93,13 @@ class LlamaCppBackend:
         return choice["text"]
 
     def count_tokens(self, text: str) -> int:
-        """Tokens ``text`` takes as a prompt (including the BOS token the model adds)."""
-        return len(self._llm.tokenize(text.encode("utf-8"), add_bos=True))
+        """Tokens ``text`` takes as a prompt, including the BOS token."""
+        return len(self._tokens(text, bos=True))
+
+    def _tokens(self, text: str, bos: bool = False) -> list[int]:
+        # special=False: text such as "<eos>" or "<start_of_turn>" inside a document stays plain
+        # text; with a string prompt llama-cpp-python would turn it into control tokens.
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=bos, special=False)
 
     def _grammar(self, json_schema: dict):
         # Parsing a schema into GBNF costs milliseconds; the pipeline reuses a few schemas.
@@ -104,32 +110,23 @@ class LlamaCppBackend:
             self._grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
         return self._grammars[key]
 
-    def _fit(self, prompt: str, budget: int) -> str:
-        """Return ``prompt``, or it with the middle of its document cut, in at most ``budget`` tokens."""
-        excess = self.count_tokens(prompt) - budget
-        if excess <= 0:
-            return prompt
+    def _fit(self, prompt: str, budget: int) -> list[int]:
+        """Tokens of ``prompt`` (with BOS), the middle of its document cut to fit ``budget`` tokens."""
+        tokens = self._tokens(prompt, bos=True)
+        if len(tokens) <= budget:
+            return tokens
         before, doc, after = split_document(prompt)
-        doc_tokens = self._llm.tokenize(doc.encode("utf-8"), add_bos=False)
-        margin = 8  # re-tokenising across the cut may merge or split a few tokens
-        for _ in range(4):
-            keep = len(doc_tokens) - excess - margin
-            if keep <= 0:
-                raise ValueError(
-                    f"prompt does not fit n_ctx={self._n_ctx} with max_tokens={self._n_ctx - budget} "
-                    "even without its document; lower max_tokens or raise n_ctx"
-                )
-            fitted = before + self._cut_middle(doc_tokens, keep) + after
-            if self.count_tokens(fitted) <= budget:
-                return fitted
-            margin *= 2
-        raise ValueError(f"could not shorten the prompt to {budget} tokens")
-
-    def _cut_middle(self, tokens: list[int], keep: int) -> str:
-        """The text of the first and last ``keep // 2`` tokens, joined by a cut mark."""
-        head, tail = tokens[: keep - keep // 2], tokens[len(tokens) - keep // 2 :]
-        text = self._llm.detokenize(head).decode("utf-8", errors="ignore")
-        return text + _CUT_MARK + self._llm.detokenize(tail).decode("utf-8", errors="ignore")
+        # Cut tokens, not characters, so the count is exact; the instructions stay whole.
+        head_part, tail_part, mark = self._tokens(before, bos=True), self._tokens(after), self._tokens(_CUT_MARK)
+        keep = budget - len(head_part) - len(tail_part) - len(mark)
+        if keep <= 0:
+            raise ValueError(
+                f"prompt does not fit n_ctx={self._n_ctx} with max_tokens={self._n_ctx - budget} "
+                "even without its document; lower max_tokens or raise n_ctx"
+            )
+        doc_tokens = self._tokens(doc)
+        first, last = doc_tokens[: keep - keep // 2], doc_tokens[len(doc_tokens) - keep // 2 :]
+        return head_part + first + mark + last + tail_part
 
 
 def split_document(prompt: str) -> tuple[str, str, str]:

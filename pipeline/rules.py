@@ -49,15 +49,15 @@ class RulesResult:
 S = r"[\s.\-]*"  # OCR drops spaces, PDFs insert them: words may be glued or split
 LABELS: list[tuple[str, float, str]] = [
     # totals
-    ("total_amount", 3.0, rf"grand{S}tota[l1]|total{S}amount(?:{S}due)?|amount{S}due|total{S}due|total{S}payable"
+    ("total_amount", 3.0, rf"(?<![a-z])(?:grand{S}tota[l1]|total{S}factur[ea]|total{S}amount(?:{S}due)?|amount{S}due|total{S}due|total{S}payable"
                           rf"|amount{S}payable|total{S}(?:to{S})?pay|invoice{S}total|total{S}invoice|nett{S}total"
                           rf"|total{S}(?:amt{S})?rounded|rounded{S}total|total{S}incl?\w*\.?(?:{S}of)?{S}(?:gst|vat|tax|ggt)"
                           rf"|total{S}sales{S}\(?{S}incl\w*(?:{S}of)?{S}gst\)?|total{S}ttc|montant{S}ttc|net{S}[àa]{S}payer"
-                          rf"|total{S}[àa]{S}payer|somme{S}[àa]{S}payer|montant{S}total|gesamtbetrag(?!{S}der)|gesamtsumme"
+                          rf"|total{S}[àa]{S}payer|somme{S}[àa]{S}payer|montant{S}total(?!{S}ht)|gesamtbetrag(?!{S}der)|gesamtsumme"
                           rf"|rechnungsbetrag|bruttosumme|bruttobetrag|endbetrag|rechnungssumme(?!{S}ohne)|summe{S}brutto"
                           rf"|te{S}betalen|totaal{S}incl\w*(?:{S}btw)?|factuur{S}totaal|totaalbedrag|importe{S}total"
                           rf"|total{S}a{S}pagar|total{S}factura|价税合计|合\s*计|总\s*计|總\s*計|应付金额|รวมทั้งสิ้น|ยอดรวมสุทธิ"
-                          rf"|จำนวนเงินรวม|ยอดสุทธิ|jumlah{S}besar"),
+                          rf"|จำนวนเงินรวม|ยอดสุทธิ|jumlah{S}besar|total{S}after{S}adj\w*(?:{S}incl\w*{S}gst)?)"),
     ("total_amount", 2.0, rf"(?<![a-z])tota[l1](?![a-z])(?!{S}(?:qty|quantity|items?|tem|excl|ht|net|tax|vat|gst|discount|savings))"
                           rf"|(?<![a-z])totaal(?![a-z])|(?<![a-z])summe(?![a-z])|(?<![a-z])jumlah(?![a-z])"),
     ("balance_amount", 3.0, rf"balance{S}due|balance(?:{S}\(?{S}if{S}any{S}\)?)?|zahlbetrag|restbetrag|offener{S}betrag"
@@ -114,7 +114,8 @@ LABELS: list[tuple[str, float, str]] = [
                     rf"|ordernummer|bestell(?:ung|nummer|nr)\.?|account{S}(?:no|number)\.?|po{S}(?:no|number)\.?"
                     rf"|reference|referenz|r[ée]f[ée]rence|booking{S}id|contract{S}no\.?|iban|bic|swift|kvk"
                     rf"|telefon|phone|tel\.?|fax|gln|nummer|siret|siren|ape|rcs|blz|kto-?nr\.?|hrb|registergericht"
-                    rf"|uw{S}referentie|votre{S}r[ée]f[ée]rence|lieferavis|lieferschein|token{S}no|cashier|operator"),
+                    rf"|uw{S}referentie|votre{S}r[ée]f[ée]rence|lieferavis|w[äa]hrung|currency|devise|valuta|ship{S}to|deliver{S}to|lieferadresse|lieferanschrift|adresse{S}de{S}livraison"
+                    rf"|afleveradres|delivery{S}address|shipping{S}address|lieferschein|token{S}no|cashier|operator"),
     ("vendor_tax_id", 3.0, rf"vat{S}(?:reg(?:istration)?{S})?(?:no|number|id)\.?|vat{S}id|ust{S}-?{S}id{S}-?{S}(?:nr)?\.?"
                            rf"|ustid(?:nr)?\.?|umsatzsteuer{S}-?{S}id\w*|n°{S}(?:de{S})?tva(?:{S}intra{S}?communautaire)?"
                            rf"|tva{S}intra{S}?communautaire|btw{S}?(?:nummer|nr|id)\.?|gst{S}(?:reg{S})?(?:no|id)\.?"
@@ -126,7 +127,7 @@ LABELS: list[tuple[str, float, str]] = [
                            rf"|betalingsvoorwaarden|betalingstermijn|condiciones{S}de{S}pago|付款条件|เงื่อนไขการชำระเงิน"),
     ("customer", 3.0, rf"bill(?:ed)?{S}to|invoice(?:d)?{S}to|sold{S}to|customer(?![a-z]{S}?(?:no|nr|number|id))|client(?!{S}(?:no|nr))"
                       rf"|buyer|k[äa]ufer(?:{S}/{S}leistungsempf[äa]nger)?|rechnungsempf[äa]nger|leistungsempf[äa]nger"
-                      rf"|factuuradres|adresse{S}de{S}facturation|factur[ée]{S}[àa]|destinataire|facturar{S}a|cliente"
+                      rf"|factuuradres|adresse{S}de{S}facturation|facturé{S}[àa]|destinataire|facturar{S}a|cliente"
                       rf"|购买方|购货单位|客\s*户|ลูกค้า|ผู้ซื้อ|billing{S}address|guest{S}name"),
     ("vendor", 3.0, rf"(?<![a-z])seller|(?<![a-z])vendor|supplier|sold{S}by|verk[äa]ufer|rechnungsersteller|leverancier"
                     rf"|vendeur|fournisseur|emisor|proveedor|销售方|销货单位|卖\s*方|ผู้ขาย|service{S}provider"),
@@ -136,8 +137,8 @@ _TITLE_RE = re.compile(r"^\W*(?:tax\s*invoice|invoice|facture|factuur|rechnung|r
                        r"(?<![a-z])(?:invoice|facture|factuur|rechnung|receipt)(?![a-z])\W*", re.I)
 _COMPANY_RE = re.compile(
     r"\b(?:GmbH|AG|KG|OHG|e\.?\s?K\.?|mbH|Inc\.?|Incorporated|Ltd\.?|Limited|LLC|LLP|PLC|Corp\.?|Corporation|Co\.|"
-    r"SDN\.?\s*BHD\.?|BHD\.?|B\.?\s?V\.?|N\.?\s?V\.?|S\.?\s?A\.?|SARL|S\.?A\.?S\.?|SAS|SRL|S\.?L\.?|S\.?p\.?A\.?|"
-    r"Pty\.?|Pvt\.?|a\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])", re.I)
+    r"BHD\.?|B\.?\s?V\.?|N\.?\s?V\.?|S\.?\s?A\.?|SARL|S\.?A\.?S\.?|SAS|SRL|S\.?L\.?|S\.?p\.?A\.?|"
+    r"Pty\.?|Pvt\.?|a\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])|SDN\.?\s*B[HR][DZ]\.?", re.I)
 _EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL_RE = re.compile(r"\b(?:https?://|www\.)\S+|\b\S+\.(?:com|de|fr|nl|net|org|my)\b", re.I)
 _PHONE_RE = re.compile(r"(?:tel|phone|fax|telefon|t\.|f\.)\W*[+\d(]", re.I)
@@ -170,6 +171,7 @@ class _Line:
     spans: list  # (start, end, bbox) of each word in ``text``
     page_width: float
     page_height: float
+    ocr: bool = False
     labels: list = field(default_factory=list)
     amounts: list = field(default_factory=list)
     dates: list = field(default_factory=list)
@@ -204,7 +206,8 @@ def _build_lines(doc: DocumentText) -> list[_Line]:
             text = " ".join(parts) if parts else line.text
             if not spans:
                 spans = [(0, len(text), line.bbox)]
-            lines.append(_Line(page.number, index, text, line.bbox, spans, page.width, page.height))
+            lines.append(_Line(page.number, index, text, line.bbox, spans, page.width, page.height,
+                               page.source == "ocr"))
     return lines
 
 
@@ -219,6 +222,8 @@ def _find_labels(text: str, line: _Line) -> list[_Label]:
     for start, end, kind, weight in found:
         if chosen and start < chosen[-1].end:
             continue
+        if kind == "tax_amount" and re.search(r"\d\s?%\s?$", text[:start]):
+            continue  # "7 % UST": a rate column of a table row, not a label
         chosen.append(_Label(kind, weight, start, end, line.span_bbox(start, end)))
     return chosen
 
@@ -306,6 +311,11 @@ def _amount_quality(amount: AmountMatch) -> float:
     return (0.3 if amount.decimals else -0.6) + (0.2 if amount.currency else 0.0)
 
 
+def _position_penalty(line: _Line) -> float:
+    """Header fields sit early in a document: prefer the first of equally good labels."""
+    return 0.05 * (line.page - 1) + 0.1 * line.bbox[1] / max(line.page_height, 1.0)
+
+
 def _order(line: _Line) -> float:
     return line.page * 10000 + line.bbox[1]
 
@@ -337,15 +347,29 @@ def _choose_amounts(cands: dict[str, list[_Cand]], lines: list[_Line]) -> dict[s
     totals = top["total_amount"] or [None]
     options = {k: [None] + top[k][:3] for k in ("subtotal", "tax_amount", "discount", "shipping_cost",
                                                  "service_charge", "rounding")}
+    consistent = False
     for total in totals:
         for combo in itertools.product(*options.values()):
             chosen = dict(zip(options.keys(), combo))
             chosen["total_amount"] = total
-            score = sum(c.score for c in chosen.values() if c is not None)
-            score += _arithmetic_bonus(chosen)
+            bonus = _arithmetic_bonus(chosen)
+            # Label quality decides between readings; arithmetic decides which fields to keep.
+            score = (total.score if total else 0) + bonus
+            score += sum(0.2 * c.score for k, c in chosen.items() if c is not None and k != "total_amount")
+            if bonus <= 0:
+                score -= sum(1.0 for k, c in chosen.items() if c is not None and k != "total_amount")
             if score > best_score:
-                best, best_score = chosen, score
+                best, best_score, consistent = chosen, score, bonus > 0
     best = {k: v for k, v in best.items() if v is not None}
+    if not consistent:
+        # No arithmetic to lean on: keep each label's best reading on its own.
+        for name in ("subtotal", "tax_amount"):
+            if top[name] and top[name][0].score >= 2.0:
+                best[name] = top[name][0]
+    if "total_amount" in best and "subtotal" not in best and "tax_amount" in best:
+        sub = round(float(best["total_amount"].value) - float(best["tax_amount"].value), 2)
+        if abs(float(best["tax_amount"].value)) < TOL:
+            best["subtotal"] = _Cand(sub, 0.0, best["total_amount"].line)
     _choose_paid_balance(best, top)
     return best
 
@@ -358,10 +382,12 @@ def _arithmetic_bonus(chosen: dict[str, _Cand | None]) -> float:
     tax = value["tax_amount"] or 0.0
     disc = abs(value["discount"] or 0.0)
     extra = (value["shipping_cost"] or 0.0) + (value["service_charge"] or 0.0) + (value["rounding"] or 0.0)
+    terms = sum(1 for k in ("tax_amount", "discount", "shipping_cost", "service_charge", "rounding")
+                if value[k] is not None)
     if abs(sub - disc + tax + extra - total) <= TOL * max(1, abs(total) / 1000):
-        return 3.0 if value["tax_amount"] is not None or sub == total else 2.0
-    if abs(sub + tax + extra - total) <= TOL:  # discount already inside the subtotal
-        return 1.5
+        return 4.0 + 0.5 * terms if terms or abs(sub - total) < TOL else 0.0
+    if abs(sub + tax + extra - total) <= TOL and terms:  # discount already inside the subtotal
+        return 2.0
     # A subtotal larger than the total without a discount is a misread.
     return -1.0 if abs(sub) > abs(total) + TOL and not disc else 0.0
 
@@ -372,9 +398,13 @@ def _choose_paid_balance(best: dict[str, _Cand], top: dict[str, list[_Cand]]) ->
     balances = top["balance_amount"]
     if total is not None and paid is not None and balances:
         for bal in balances:
-            if abs(float(total.value) - abs(float(paid.value)) - float(bal.value)) <= TOL or \
-               abs(float(total.value) + float(paid.value) - float(bal.value)) <= TOL:
-                best["balance_amount"] = bal
+            for sign in (1, -1):
+                if abs(float(total.value) - sign * float(paid.value) - float(bal.value)) <= TOL:
+                    best["balance_amount"] = bal
+                    # Paid is what makes total - paid = balance, whatever sign the print uses.
+                    paid = _Cand(sign * float(paid.value), paid.score, paid.line)
+                    break
+            if "balance_amount" in best:
                 break
     elif balances:
         best["balance_amount"] = balances[0]
@@ -405,6 +435,8 @@ def _value_text(lines: list[_Line], line: _Line, label: _Label) -> list[tuple[st
     rest = line.text[label.end:end]
     if rest.strip(" :#.-"):
         out.append((rest, line, label.end))
+    elif len(re.sub(r"[\W\d_]", "", line.text[:label.start])) > 25:
+        return out  # a word at the end of a sentence, not a column header
     for below in _below_lines(lines, line, label.bbox, depth=2):
         for s, e, box in below.spans:
             if box[0] <= label.bbox[2] + 10 and box[2] >= label.bbox[0] - 10:
@@ -446,7 +478,7 @@ def _find_invoice_number(lines: list[_Line]) -> tuple[str, _Line] | None:
             for rank, (text, src, _) in enumerate(_value_text(lines, line, label)):
                 value = _id_from(text)
                 if value:
-                    score = label.weight - 0.3 * rank - 0.001 * _order(line) / 10000
+                    score = label.weight - (0.5 if src is not line else 0) - _position_penalty(line)
                     if best is None or score > best[0]:
                         best = (score, value, src)
                     break
@@ -466,14 +498,16 @@ def _find_dates(lines: list[_Line]) -> dict[str, tuple[str, _Line]]:
                     continue
                 date = dates[0]
                 labelled.add((src.page, src.index, date.start))
-                score = label.weight - 0.4 * rank - (0.2 if date.ambiguous else 0)
-                score -= 0.0001 * _order(line) / 10000
+                score = label.weight - (0.5 if src is not line else 0) - (0.2 if date.ambiguous else 0)
+                score -= _position_penalty(line)
                 if label.kind not in scored or score > scored[label.kind][0]:
                     scored[label.kind] = (score, date.iso, src)
                 break
     out = {k: (v[1], v[2]) for k, v in scored.items() if k != "other_date"}
     if "invoice_date" not in out:
         for line in lines:
+            if _PHONE_RE.search(line.text):
+                continue
             free = [d for d in line.dates if (line.page, line.index, d.start) not in labelled]
             if free:
                 out["invoice_date"] = (free[0].iso, line)
@@ -512,11 +546,16 @@ def _block_below(lines: list[_Line], line: _Line, x0: float, max_lines: int = 6)
             continue
         if other.bbox[1] - last.bbox[3] > 1.8 * max(last.height, other.height):
             break
-        cell = next((c for c in _cells(other) if abs(c[2][0] - x0) <= max(12, 2 * other.height)), None)
+        cells = _cells(other)
+        cell = next((c for c in cells if abs(c[2][0] - x0) <= max(12, 2 * other.height)), None)
         if cell is None:
-            if any(c[2][0] < x0 - 20 < c[2][2] for c in _cells(other)):
-                continue
+            if all(c[2][0] > x0 for c in cells):
+                continue  # indented text of the block (a value column further right)
             break
+        following = [c for c in cells if c[0] > cell[0]]
+        if other.text[cell[0]:cell[1]].rstrip().endswith(":") and following:
+            # "Name:" in a label column: its value is the next cell.
+            cell = (cell[0], following[0][1], (cell[2][0], cell[2][1], following[0][2][2], cell[2][3]))
         out.append((other, other.text[cell[0]:cell[1]], cell[2]))
         last = other
         if len(out) >= max_lines:
@@ -546,17 +585,37 @@ def _customer_zone(lines: list[_Line]) -> set[tuple[int, int, int]]:
     return zone
 
 
+_NOT_NAME_RE = re.compile(r"^\W*(?:nummer|number|nr|no|globale|ansprechpartner|kontakt|contact|telefon|tel|phone"
+                          r"|attn|e-?mail|ust|vat|steuer)\b", re.I)
+
+
+def _party(lines: list[_Line], line: _Line, label: _Label) -> tuple[str, _Line, float] | None:
+    """The name in a party block (seller/buyer): right of its label, or the first name line
+    below it; a "Name:" row wins, with the indented line above it when the name wraps."""
+    rest = _clean_name(line.text[label.end:_region_end(line, label)])
+    if _plausible_name(rest) and not _NOT_NAME_RE.match(rest) and not _find_labels(rest, line):
+        return rest, line, line.span_bbox(label.end + 1, label.end + 2)[0]
+    block = _block_below(lines, line, label.bbox[0], max_lines=6)
+    plain = None
+    for position, (other, text, box) in enumerate(block):
+        value, x0 = _strip_label_prefix(other, 0, text)
+        name = _clean_name(value)
+        if x0 is not None and re.match(r"\s*(?:name|firma|company)", text, re.I) and _plausible_name(name):
+            above = [ln for ln in lines if ln.page == other.page and 0 < other.bbox[1] - ln.bbox[1] < 2.2 * other.height
+                     and ln.bbox[1] > line.bbox[1] and abs(ln.bbox[0] - x0) < 5 and not ln.labels]
+            if above:
+                name = f"{_clean_name(above[-1].text)} {name}"
+            return name, other, x0
+        if plain is None and _plausible_name(name) and not _NOT_NAME_RE.match(text) and position < 2:
+            plain = (name, other, box[0])
+    return plain
+
+
 def _find_customer(lines: list[_Line]) -> tuple[str, _Line] | None:
     for line, label in _section_starts(lines, "customer"):
-        rest = line.text[label.end:_region_end(line, label)]
-        cand = _clean_name(rest)
-        if _plausible_name(cand):
-            return cand, line
-        for other, text, box in _block_below(lines, line, label.bbox[0], max_lines=2):
-            text, _ = _strip_label_prefix(other, 0, text)
-            cand = _clean_name(text)
-            if _plausible_name(cand) and not re.match(r"^(?:nummer|number|nr)\b", cand, re.I):
-                return cand, other
+        found = _party(lines, line, label)
+        if found:
+            return found[0], found[1]
     return None
 
 
@@ -573,25 +632,21 @@ def _vendor_candidates(lines: list[_Line], customer_zone: set) -> list[tuple[flo
     median_h = heights[len(heights) // 2]
     out = []
     for line, label in _section_starts(lines, "vendor"):
-        rest = _clean_name(line.text[label.end:_region_end(line, label)])
-        if _plausible_name(rest) and not line.labels[-1].kind in ("ignore",):
-            out.append((4.0 + (1 if _COMPANY_RE.search(rest) else 0), rest, line, line.span_bbox(label.end, label.end + 1)[0]))
-        for other, text, _box in _block_below(lines, line, label.bbox[0], max_lines=3):
-            value, x0 = _strip_label_prefix(other, 0, text)
-            name = _clean_name(value)
-            if _plausible_name(name) and not re.match(r"^(?:nummer|number|globale)\b", text, re.I):
-                out.append((4.5, name, other, x0 if x0 is not None else _box[0]))
-                break
+        found = _party(lines, line, label)
+        if found:
+            out.append((4.5 + (0.5 if _COMPANY_RE.search(found[0]) else 0), found[0], found[1], found[2], None))
     for line in lines:
         top = line.bbox[1] < 0.3 * line.page_height and line.page == lines[0].page
         for s, e, box in _cells(line):
             raw = line.text[s:e]
             if (line.page, line.index, int(box[0] // 40)) in customer_zone:
                 continue
+            if any(lb.end <= s and not line.text[lb.end:s].strip(" :#") for lb in line.labels):
+                continue  # the value of a label ("Währung: EUR"), not a name
             company = _COMPANY_RE.search(raw)
             if not top and not company:
                 continue
-            name, bonus = _name_from_cell(raw)
+            name, bonus, address = _name_from_cell(raw)
             if not _plausible_name(name) or _URL_RE.fullmatch(name):
                 continue
             labels = _find_labels(name, line)
@@ -604,7 +659,7 @@ def _vendor_candidates(lines: list[_Line], customer_zone: set) -> list[tuple[flo
                 score -= 0.5
             if re.search(r"\d", name):
                 score -= 0.7
-            out.append((score, name, line, box[0] + _lead_offset(line, s, raw, name)))
+            out.append((score, name, line, box[0] + _lead_offset(line, s, raw, name), address))
     out.sort(key=lambda c: -c[0])
     return out
 
@@ -614,41 +669,49 @@ def _lead_offset(line: _Line, start: int, raw: str, name: str) -> float:
     return line.span_bbox(start + max(pos, 0), start + max(pos, 0) + 1)[0] - line.span_bbox(start, start + 1)[0]
 
 
-def _name_from_cell(raw: str) -> tuple[str, float]:
-    """A company name from a cell; a DIN sender line "Name - Street - City" gives its first part."""
+def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
+    """(name, bonus, address) from a cell; a DIN sender line "Name - Street - City" gives its
+    first part as the name and the parts up to the postcode as the address."""
     parts = [p.strip() for p in re.split(r"\s[-–|•]\s", raw) if p.strip()]
     if len(parts) >= 2 and any(_POSTCODE_RE.search(p) for p in parts[1:]):
-        return _clean_name(parts[0]), 1.0
+        address = []
+        for part in parts[1:]:
+            address.append(part)
+            if _POSTCODE_RE.search(part):
+                break
+        return _clean_name(parts[0]), 1.0, ", ".join(address)
     sold = re.search(r"(?:sold|provided|issued)\s+by\s*:?\s*(.+)$", raw, re.I)
     if sold:
-        return _clean_name(sold.group(1)), 1.5
+        return _clean_name(sold.group(1)), 1.5, None
     company = _COMPANY_RE.search(raw)
     if company and len(raw) > 60:
         head = raw[:company.end()]
         head = re.split(r"[:;]|\s[-–]\s|\b(?:by|von|par|door)\b", head)[-1]
-        return _clean_name(head), 0.0
-    return _clean_name(raw), 0.0
+        return _clean_name(head), 0.0, None
+    name = re.sub(r"\s*\(\s*[\w-]*\d[\w-]*\s*\)\s*$", "", raw)  # a registration number after the name
+    return _clean_name(name), 0.0, None
 
 
-def _find_vendor(lines: list[_Line], customer_zone: set) -> tuple[str, _Line, float] | None:
+def _find_vendor(lines: list[_Line], customer_zone: set) -> tuple[str, _Line, float, str | None] | None:
     cands = _vendor_candidates(lines, customer_zone)
     if not cands:
         return None
-    score, name, line, x0 = cands[0]
-    return name, line, x0
+    score, name, line, x0, address = cands[0]
+    return name, line, x0, address
 
 
 def _find_address(lines: list[_Line], vendor_line: _Line, x0: float) -> tuple[str, _Line] | None:
     parts, last_line = [], None
     centre = None
-    for other, text, box in _block_below(lines, vendor_line, x0, max_lines=7) or _centred_below(lines, vendor_line):
+    block = _centred_below(lines, vendor_line) if vendor_line.ocr else _block_below(lines, vendor_line, x0, 7)
+    for other, text, box in block:
         value, _ = _strip_label_prefix(other, 0, text)
         value = value.strip(" ,")
-        if _EMAIL_RE.search(value) or _PHONE_RE.search(value) or re.search(
-                r"gst|vat|tax|reg\.?\s*no|company\s*no|steuer|ust|tva|btw|kvk|invoice|factuur|facture", value, re.I):
+        if _EMAIL_RE.search(value) or _PHONE_RE.search(value) or find_dates(value, loose=True) or re.search(
+                r"gst|vat|tax|steuer|ust|tva|btw|kvk|invoice|factuur|facture|receipt|^[\d\s()+/-]{7,}$", value, re.I):
             break
-        if re.fullmatch(r"\(?[\w.:\s-]*\d[\w.:\s-]*\)?", value) and not re.search(r"[a-z]{3}", value, re.I) or \
-                re.match(r"^\(?(?:co\.?\s*reg|company|reg)", value, re.I):
+        if re.match(r"^\W*(?:co\.?|company|conpany|br|reg|roc|business)\W*(?:reg|no|rfg)?", value, re.I) and \
+                re.search(r"\d", value) or re.fullmatch(r"\(.*\d.*\)", value):
             if not parts:
                 continue
             break
@@ -657,7 +720,7 @@ def _find_address(lines: list[_Line], vendor_line: _Line, x0: float) -> tuple[st
             break
         parts.append(value)
         last_line = other
-        if len(parts) >= 2 and _POSTCODE_RE.search(value) and not re.search(r"\(", value):
+        if (len(parts) >= 2 or other.ocr) and _POSTCODE_RE.search(value) and not re.search(r"\(", value):
             centre = len(parts)
             break
     if centre is not None:
@@ -744,7 +807,8 @@ def _find_terms(lines: list[_Line]) -> tuple[str, _Line] | None:
         if len(rest) >= 3:
             return rest, line
         for below in _below_lines(lines, line, (label.bbox[0], 0, line.page_width, 0), depth=3):
-            if len(below.labels) >= 2 and len(below.text) < 60:
+            if len(below.text) < 60 and not re.search(r"\d", below.text) and \
+                    all(w[:1].isupper() for w in below.text.split()) and len(below.text.split()) <= 5:
                 continue  # a header row of a terms table
             return below.text.strip(), below
     return None
@@ -907,7 +971,7 @@ def extract_rules(doc: DocumentText) -> RulesResult:
     vendor = _find_vendor(lines, zone)
     if vendor:
         put("vendor_name", vendor[0], vendor[1])
-        address = _find_address(lines, vendor[1], vendor[2])
+        address = (vendor[3], vendor[1]) if vendor[3] else _find_address(lines, vendor[1], vendor[2])
         if address:
             put("vendor_address", address[0], address[1])
     for name, finder in (("customer_name", lambda: _find_customer(lines)),

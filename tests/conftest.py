@@ -46,6 +46,7 @@ def write_config(folder: Path, sections: dict[str, dict[str, Any]], data_dir: Pa
     for section, values in sections.items():
         lines.append(f"[{section}]")
         lines += [f"{key} = {toml_value(value)}" for key, value in values.items()]
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / "config.toml"
     path.write_text("\n".join(lines) + "\n")
     return path

@@ -5,7 +5,7 @@ from aiohttp import web
 from aiohttp_apigami import docs
 
 from api.docs import SECURITY, errors
-from api.keys import DB, ON_ENQUEUED, QUEUE_READY, SETTINGS
+from api.keys import DB, ON_ENQUEUED, QUEUE_READY, SETTINGS, TENANT
 from api.schemas import (UPLOAD_BODY, VENDOR_QUERY, InvoiceSchema, PreparedUploadSchema,
                          UploadAcceptedSchema)
 from appliance import invoices
@@ -25,7 +25,7 @@ async def _read_upload(request: web.Request):
     if not request.content_type.startswith("multipart/"):
         raise BadRequest("Expected a multipart/form-data body with a 'file' field")
     settings = request.app[SETTINGS]
-    tenant = request["tenant"]
+    tenant = request[TENANT]
     upload, vendor_id = None, request.query.get("vendorId")
     try:
         reader = await request.multipart()
@@ -53,7 +53,7 @@ async def _read_upload(request: web.Request):
 
 async def _accept(request: web.Request, invoice_id: str | None) -> web.Response:
     app = request.app
-    tenant = request["tenant"]
+    tenant = request[TENANT]
     upload, vendor_id = await _read_upload(request)
     try:
         vendor_id = await invoices.check_vendor(app[DB], tenant.id, vendor_id)
@@ -72,7 +72,7 @@ async def _accept(request: web.Request, invoice_id: str | None) -> web.Response:
       responses={202: {"schema": PreparedUploadSchema, "description": "Prepared upload"}, **errors(401)})
 @routes.post("/api/v1/invoices/upload/init")
 async def prepare_upload(request: web.Request) -> web.Response:
-    invoice_id = await invoices.create_slot(request.app[DB], request["tenant"].id)
+    invoice_id = await invoices.create_slot(request.app[DB], request[TENANT].id)
     return web.json_response({"invoiceId": invoice_id, "processingStatus": "queued"}, status=202,
                              headers={"Location": f"/api/v1/invoices/{invoice_id}"})
 
@@ -87,7 +87,7 @@ async def prepare_upload(request: web.Request) -> web.Response:
                  **errors(400, 401, 402, 404, 413, 503)})
 @routes.post("/api/v1/invoices/upload/{invoiceId}/file")
 async def attach_file(request: web.Request) -> web.Response:
-    invoice_id = await invoices.check_slot(request.app[DB], request["tenant"].id, request.match_info["invoiceId"])
+    invoice_id = await invoices.check_slot(request.app[DB], request[TENANT].id, request.match_info["invoiceId"])
     return await _accept(request, invoice_id)
 
 
@@ -104,7 +104,7 @@ async def upload_single(request: web.Request) -> web.Response:
       security=SECURITY,
       parameters=[{"in": "path", "name": "id", "required": True, "schema": {"type": "string", "format": "uuid"}}],
       responses={200: {"schema": InvoiceSchema, "description": "Invoice"}, **errors(401, 404)})
-@routes.get("/api/v1/invoices/{id}")
+@routes.get("/api/v1/invoices/{id}", allow_head=False)
 async def get_invoice(request: web.Request) -> web.Response:
-    body = await invoices.get_invoice(request.app[DB], request.match_info["id"], request["tenant"].id)
+    body = await invoices.get_invoice(request.app[DB], request.match_info["id"], request[TENANT].id)
     return web.json_response(body)

@@ -1,0 +1,89 @@
+"""Run ``appliance serve`` as a real subprocess on a free loopback port (for kill -9 tests)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ServerProcess:
+    """``appliance --config CONFIG serve`` in a subprocess; ``url`` once ``start()`` returns."""
+
+    def __init__(self, config: Path, env: dict[str, str] | None = None) -> None:
+        self.config = config
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "RAY_AUTH_MODE": "disabled", **(env or {})}
+        self.proc: subprocess.Popen | None = None
+        self.log = config.parent / f"server-{self.port}.log"
+
+    def start(self, timeout: float = 120) -> "ServerProcess":
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "appliance.cli", "--config", str(self.config), "serve", "--port", str(self.port)],
+            cwd=ROOT, env=self.env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited {self.proc.returncode}: {self.log.read_text()[-3000:]}")
+            try:
+                urllib.request.urlopen(self.url + "/api/docs/openapi.json", timeout=1)
+                return self
+            except (urllib.error.URLError, ConnectionError, OSError):
+                time.sleep(0.2)
+        raise RuntimeError(f"server not up after {timeout} s: {self.log.read_text()[-3000:]}")
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(30)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(30)
+
+    def request(self, method: str, path: str, key: str, body: bytes | None = None,
+                content_type: str | None = None) -> tuple[int, dict]:
+        headers = {"Authorization": f"Bearer {key}"}
+        if content_type:
+            headers["Content-Type"] = content_type
+        req = urllib.request.Request(self.url + path, data=body, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+
+def multipart(data: bytes, filename: str, content_type: str) -> tuple[bytes, str]:
+    """A multipart/form-data body with one ``file`` field; returns (body, content type header)."""
+    boundary = "----appliance-test-boundary"
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{filename}\"\r\n"
+            f"Content-Type: {content_type}\r\n\r\n").encode()
+    return head + data + f"\r\n--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def cli(config: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "appliance.cli", "--config", str(config), *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "RAY_AUTH_MODE": "disabled", **(env or {})})

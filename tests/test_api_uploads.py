@@ -1,0 +1,242 @@
+"""Uploads, polling and every error path of spec 4.5 to 4.8, against a real server on loopback."""
+from __future__ import annotations
+
+import uuid
+
+from appliance.tenants import create_vendor
+from tests.conftest import make_settings
+from tests.docs import INVOICE_LINES, jpeg, png_with_text, text_pdf
+
+ERROR_KEYS = {"statusCode", "message", "error"}
+
+
+async def rows(db, table: str) -> int:
+    return (await db.fetchone(f"SELECT COUNT(*) AS n FROM {table}"))["n"]
+
+
+def files_on_disk(settings) -> list:
+    return [p for p in settings.files_dir.rglob("*") if p.is_file()]
+
+
+async def test_one_step_upload_debits_and_becomes_ready(harness):
+    _, headers = await harness.tenant(credits=3)
+    response = await harness.upload(headers, text_pdf(INVOICE_LINES))
+    assert response.status == 202
+    body = await response.json()
+    invoice_id = body["invoice"]["id"]
+    assert body["statusUrl"] == f"/api/v1/invoices/{invoice_id}"
+    assert response.headers["Location"] == body["statusUrl"]
+    assert body["invoice"]["status"] == "pending" and body["invoice"]["processingStatus"] == "queued"
+    assert uuid.UUID(body["fileId"])
+    assert await harness.balance(headers) == 2
+    result = await harness.wait_ready(headers, invoice_id)
+    assert result["processingStatus"] in ("completed", "needs_review")
+    assert result["status"] == "extracted"
+    assert result["data"]["total_amount"] == 119.0
+    assert result["data"]["invoice_date"] == "2024-03-05"
+    assert "Invoice No" in result["data"]["raw_text"]
+    for hidden in ("extractionTier", "extractionProvider", "routingReason"):
+        assert hidden not in result
+    assert await harness.balance(headers) == 2  # one debit in total
+
+
+async def test_init_then_attach(harness):
+    _, headers = await harness.tenant(credits=1)
+    response = await harness.client.post("/api/v1/invoices/upload/init", headers=headers)
+    assert response.status == 202
+    prepared = await response.json()
+    assert prepared["processingStatus"] == "queued"
+    assert await harness.balance(headers) == 1  # init does not debit
+    poll = await (await harness.client.get(f"/api/v1/invoices/{prepared['invoiceId']}", headers=headers)).json()
+    assert poll["ready"] is False and poll["data"] is None and poll["status"] == "pending"
+    path = f"/api/v1/invoices/upload/{prepared['invoiceId']}/file"
+    response = await harness.upload(headers, png_with_text("Total 12.50"), filename="scan.png",
+                                    content_type="image/png", path=path)
+    assert response.status == 202, await response.text()
+    body = await response.json()
+    assert body["invoice"]["id"] == prepared["invoiceId"]
+    assert await harness.balance(headers) == 0
+    result = await harness.wait_ready(headers, prepared["invoiceId"])
+    assert result["data"]["total_amount"] == 12.5
+    assert result["ocrConfidence"] == 0.9
+
+
+async def test_attach_twice_is_400_and_debits_once(harness):
+    _, headers = await harness.tenant(credits=5)
+    slot = (await (await harness.client.post("/api/v1/invoices/upload/init", headers=headers)).json())["invoiceId"]
+    path = f"/api/v1/invoices/upload/{slot}/file"
+    assert (await harness.upload(headers, jpeg(), content_type="image/jpeg", path=path)).status == 202
+    response = await harness.upload(headers, jpeg(), content_type="image/jpeg", path=path)
+    assert response.status == 400
+    body = await response.json()
+    assert set(body) == ERROR_KEYS and "already attached" in body["message"]
+    assert await harness.balance(headers) == 4
+    assert len(files_on_disk(harness.settings)) == 1
+
+
+async def test_unknown_malformed_and_foreign_slots_are_404(harness):
+    _, headers = await harness.tenant()
+    _, other = await harness.tenant(name="other")
+    foreign = (await (await harness.client.post("/api/v1/invoices/upload/init", headers=other)).json())["invoiceId"]
+    for slot in (str(uuid.uuid4()), "not-a-uuid", foreign, "1%27%20OR%201=1"):
+        response = await harness.upload(headers, jpeg(), content_type="image/jpeg",
+                                        path=f"/api/v1/invoices/upload/{slot}/file")
+        assert response.status == 404, slot
+        assert (await response.json())["statusCode"] == 404
+    assert files_on_disk(harness.settings) == []
+    assert await harness.balance(headers) == 10
+
+
+async def test_poll_other_tenant_malformed_and_unknown_is_404(harness):
+    _, headers = await harness.tenant()
+    _, other = await harness.tenant(name="other")
+    invoice_id = (await (await harness.upload(headers, jpeg(), content_type="image/jpeg")).json())["invoice"]["id"]
+    for path_id, who in ((invoice_id, other), ("nope", headers), (str(uuid.uuid4()), headers), ("%00", headers)):
+        response = await harness.client.get(f"/api/v1/invoices/{path_id}", headers=who)
+        assert response.status == 404
+        body = await response.json()
+        assert body == {"statusCode": 404, "message": "Invoice not found", "error": "Not Found"}
+
+
+async def test_type_is_decided_by_magic_bytes(harness):
+    _, headers = await harness.tenant()
+    for data, name, declared in ((b"hello, not a pdf" * 100, "invoice.pdf", "application/pdf"),
+                                 (b"", "empty.pdf", "application/pdf"),
+                                 (b"GIF89a" + b"\0" * 2000, "x.png", "image/png")):
+        response = await harness.upload(headers, data, filename=name, content_type=declared)
+        assert response.status == 400, name
+        assert "Unsupported file type" in (await response.json())["message"]
+    # a real PNG declared as a PDF is accepted: the content decides
+    response = await harness.upload(headers, png_with_text("Total 1.00"), filename="x.pdf",
+                                    content_type="application/pdf")
+    assert response.status == 202
+    assert await harness.balance(headers) == 9
+    assert len(files_on_disk(harness.settings)) == 1
+    assert await rows(harness.db, "jobs") == 1
+
+
+async def test_too_large_is_413_while_streaming(harness_factory, tmp_path):
+    settings = make_settings(tmp_path, {"limits": {"MAX_FILE_SIZE_MB": 1, "OCR_MAX_UPLOAD_MB": 1}})
+    harness = await harness_factory(settings)
+    _, headers = await harness.tenant()
+    big = text_pdf(INVOICE_LINES) + b"%" * (1024 * 1024)
+    response = await harness.upload(headers, big)
+    assert response.status == 413
+    body = await response.json()
+    assert body["statusCode"] == 413 and "MAX_FILE_SIZE_MB" in body["message"]
+    assert files_on_disk(settings) == [] and await harness.balance(headers) == 10
+    assert await rows(harness.db, "invoices") == 0
+
+
+async def test_over_ocr_limit_refused_before_debit_unless_configured(harness_factory, tmp_path):
+    pdf = text_pdf(INVOICE_LINES) + b"%" * (1024 * 1024 + 10)
+    strict = await harness_factory(make_settings(tmp_path / "a", {"limits": {"MAX_FILE_SIZE_MB": 3,
+                                                                             "OCR_MAX_UPLOAD_MB": 1}}))
+    _, headers = await strict.tenant()
+    response = await strict.upload(headers, pdf)
+    assert response.status == 413
+    assert "OCR_MAX_UPLOAD_MB" in (await response.json())["message"]
+    assert await strict.balance(headers) == 10 and files_on_disk(strict.settings) == []
+
+    lenient = await harness_factory(make_settings(tmp_path / "b", {"limits": {
+        "MAX_FILE_SIZE_MB": 3, "OCR_MAX_UPLOAD_MB": 1, "accept_over_ocr_limit": True}}))
+    _, headers = await lenient.tenant()
+    assert (await lenient.upload(headers, pdf)).status == 202
+    assert await lenient.balance(headers) == 9
+
+
+async def test_no_credits_is_402_and_keeps_nothing(harness):
+    _, headers = await harness.tenant(credits=0)
+    response = await harness.upload(headers, text_pdf(INVOICE_LINES))
+    assert response.status == 402
+    body = await response.json()
+    assert body["statusCode"] == 402 and body["error"] == "Payment Required"
+    assert files_on_disk(harness.settings) == []
+    assert await rows(harness.db, "invoices") == 0 and await rows(harness.db, "jobs") == 0
+    assert await rows(harness.db, "ledger") == 0
+
+
+async def test_queue_unavailable_is_503_refunded_and_slot_stays_attachable(harness):
+    _, headers = await harness.tenant(credits=2)
+    slot = (await (await harness.client.post("/api/v1/invoices/upload/init", headers=headers)).json())["invoiceId"]
+    harness.queue_open = False
+    path = f"/api/v1/invoices/upload/{slot}/file"
+    response = await harness.upload(headers, jpeg(), content_type="image/jpeg", path=path)
+    assert response.status == 503
+    assert int(response.headers["Retry-After"]) > 0
+    assert "refunded" in (await response.json())["message"]
+    one_step = await harness.upload(headers, jpeg(), content_type="image/jpeg")
+    assert one_step.status == 503 and "Retry-After" in one_step.headers
+    assert await harness.balance(headers) == 2
+    assert files_on_disk(harness.settings) == [] and await rows(harness.db, "jobs") == 0
+    reasons = [r["reason"] for r in await harness.db.fetchall("SELECT reason FROM ledger ORDER BY id")]
+    assert reasons == ["operator_grant", "upload_debit", "queue_refund", "upload_debit", "queue_refund"]
+    harness.queue_open = True
+    assert (await harness.upload(headers, jpeg(), content_type="image/jpeg", path=path)).status == 202
+    assert await harness.balance(headers) == 1
+
+
+async def test_backlog_at_max_depth_is_503(harness_factory, tmp_path):
+    harness = await harness_factory(make_settings(tmp_path, {"queue": {"max_depth": 0}}))
+    _, headers = await harness.tenant(credits=1)
+    response = await harness.upload(headers, jpeg(), content_type="image/jpeg")
+    assert response.status == 503 and "Retry-After" in response.headers
+    assert await harness.balance(headers) == 1
+
+
+async def test_vendor_id_as_query_or_form_field(harness):
+    tenant_id, headers = await harness.tenant()
+    other_id, _ = await harness.tenant(name="other")
+    vendor = await create_vendor(harness.db, tenant_id, "ACME Tools GmbH")
+    foreign = await create_vendor(harness.db, other_id, "Foreign Ltd")
+    ok_form = await harness.upload(headers, jpeg(), content_type="image/jpeg", fields={"vendorId": vendor})
+    assert ok_form.status == 202
+    assert (await ok_form.json())["invoice"]["vendorId"] == vendor
+    ok_query = await harness.upload(headers, jpeg(), content_type="image/jpeg", params={"vendorId": vendor})
+    assert ok_query.status == 202
+    invoice = await harness.wait_ready(headers, (await ok_query.json())["invoice"]["id"])
+    assert invoice["vendor"] == {"id": vendor, "vendorName": "ACME Tools GmbH"}
+    for bad in (foreign, str(uuid.uuid4()), "not-a-uuid"):
+        response = await harness.upload(headers, jpeg(), content_type="image/jpeg", fields={"vendorId": bad})
+        assert response.status == 404, bad
+        assert "Vendor not found" in (await response.json())["message"]
+    assert await harness.balance(headers) == 8
+    assert len(files_on_disk(harness.settings)) == 2
+
+
+async def test_json_body_or_missing_file_is_400(harness):
+    _, headers = await harness.tenant()
+    response = await harness.client.post("/api/v1/invoices/upload", json={"file": "x"}, headers=headers)
+    assert response.status == 400
+    assert "multipart" in (await response.json())["message"]
+    from aiohttp import FormData
+
+    form = FormData()
+    form.add_field("vendorId", "")
+    form.add_field("other", b"x", filename="x.bin")
+    response = await harness.client.post("/api/v1/invoices/upload", data=form, headers=headers)
+    assert response.status == 400
+    assert "'file' field is required" in (await response.json())["message"]
+    assert files_on_disk(harness.settings) == [] and await harness.balance(headers) == 10
+
+
+async def test_hostile_file_name_is_never_used_on_disk(harness):
+    tenant_id, headers = await harness.tenant()
+    response = await harness.upload(headers, jpeg(), filename="../../etc/passwd\u202e.jpg", content_type="image/jpeg")
+    assert response.status == 202
+    file_id = (await response.json())["fileId"]
+    stored = files_on_disk(harness.settings)
+    assert [p.name for p in stored] == [file_id]
+    assert stored[0].parent == harness.settings.files_dir / tenant_id
+    row = await harness.db.fetchone("SELECT original_name FROM files")
+    assert row["original_name"] == "passwd.jpg"
+
+
+async def test_unreadable_document_ends_failed(harness):
+    _, headers = await harness.tenant()
+    corrupt = b"%PDF-1.4\n" + b"garbage" * 300
+    body = await (await harness.upload(headers, corrupt)).json()
+    result = await harness.wait_ready(headers, body["invoice"]["id"])
+    assert result["processingStatus"] == "failed" and result["ready"] is True
+    assert result["status"] == "pending" and result["data"] is None
+    assert "PDF cannot be read" in result["processingError"]

@@ -1,0 +1,97 @@
+"""The durable queue and the dispatcher: leases, busy-OCR retries, attempts, and failures that
+end an invoice without taking the server down."""
+from __future__ import annotations
+
+import time
+
+from appliance import jobs
+from appliance.invoices import create_slot
+from tests.conftest import make_settings
+from tests.docs import png_with_text
+
+
+async def test_busy_ocr_is_retried_without_counting_an_attempt(harness_factory, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_OCR_SECONDS", "0.3")
+    harness = await harness_factory(make_settings(tmp_path, {"pool": {"workers": 3}, "ocr": {"concurrency": 1}}))
+    _, headers = await harness.tenant(credits=5)
+    ids = []
+    for n in range(3):
+        response = await harness.upload(headers, png_with_text(f"Total {n}.50"), content_type="image/png")
+        ids.append((await response.json())["invoice"]["id"])
+    for n, invoice_id in enumerate(ids):
+        result = await harness.wait_ready(headers, invoice_id)
+        assert result["processingStatus"] == "completed"
+        assert result["data"]["total_amount"] == n + 0.5
+    stats = await harness.db.fetchall("SELECT attempts, busy_retries, state FROM jobs")
+    assert all(row["state"] == "done" and row["attempts"] == 1 for row in stats)
+    assert sum(row["busy_retries"] for row in stats) >= 1  # three jobs, one OCR slot
+    assert await harness.balance(headers) == 2
+
+
+async def test_crashing_stage_retries_then_fails_with_one_debit(harness_factory, tmp_path):
+    harness = await harness_factory(make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:CrashOcr"},
+                                                             "queue": {"max_attempts": 2}}))
+    _, headers = await harness.tenant(credits=1)
+    invoice_id = (await (await harness.upload(headers, png_with_text("x"), content_type="image/png")).json())["invoice"]["id"]
+    result = await harness.wait_ready(headers, invoice_id)
+    assert result["processingStatus"] == "failed" and result["status"] == "pending"
+    assert "fake OCR crash" in result["processingError"] and "after 2 attempts" in result["processingError"]
+    assert (await harness.db.fetchone("SELECT attempts FROM jobs"))["attempts"] == 2
+    assert await harness.balance(headers) == 0
+
+
+async def test_blank_page_fails_and_crashing_llm_keeps_rules(harness_factory, tmp_path):
+    blank = await harness_factory(make_settings(tmp_path / "a", {"ocr": {"engine": "tests.fake_ocr:EmptyOcr"}}))
+    _, headers = await blank.tenant()
+    invoice_id = (await (await blank.upload(headers, png_with_text(), content_type="image/png")).json())["invoice"]["id"]
+    result = await blank.wait_ready(headers, invoice_id)
+    assert result["processingStatus"] == "failed"
+    assert result["processingError"] == "No text could be read from the document"
+
+    crash = await harness_factory(make_settings(tmp_path / "b", {"llm": {"backend": "tests.fakes:CrashLLM"}}))
+    _, headers = await crash.tenant()
+    invoice_id = (await (await crash.upload(headers, png_with_text("Total EUR 5.00"), content_type="image/png")).json())["invoice"]["id"]
+    result = await crash.wait_ready(headers, invoice_id)
+    assert result["data"]["total_amount"] == 5.0
+
+
+async def test_missing_total_is_needs_review(harness):
+    _, headers = await harness.tenant()
+    response = await harness.upload(headers, png_with_text("Some Company Ltd\nhello world"), content_type="image/png")
+    result = await harness.wait_ready(headers, (await response.json())["invoice"]["id"])
+    assert result["processingStatus"] == "needs_review" and result["ready"] is True
+    assert "total_amount is missing" in result["validationErrors"]
+    assert result["status"] == "extracted"
+
+
+async def _queued_job(db, tenant_id: str) -> str:
+    invoice_id = await create_slot(db, tenant_id)
+    async with db.transaction() as conn:
+        await jobs.enqueue(conn, invoice_id, tenant_id)
+    return invoice_id
+
+
+async def test_expired_lease_is_leased_again(tmp_path):
+    from appliance.db import Database
+    from appliance.server import prepare_data_dir
+    from appliance.tenants import create_tenant
+
+    settings = make_settings(tmp_path)
+    prepare_data_dir(settings)
+    db = await Database(settings.db_path).open()
+    try:
+        tenant, _ = await create_tenant(db, "t")
+        invoice_id = await _queued_job(db, tenant.id)
+        first = await jobs.lease(db, "a", lease_seconds=0.05)
+        assert [j.invoice_id for j in first] == [invoice_id]
+        assert await jobs.lease(db, "b", lease_seconds=60) == []  # still held
+        time.sleep(0.1)
+        second = await jobs.lease(db, "b", lease_seconds=60)
+        assert [j.attempts for j in second] == [2]
+        assert await jobs.release_orphans(db, "c") == 1  # a restart frees leases of dead owners
+        row = await db.fetchone("SELECT state FROM jobs")
+        assert row["state"] == "queued"
+        invoice = await db.fetchone("SELECT processing_status FROM invoices WHERE id = ?", (invoice_id,))
+        assert invoice["processing_status"] == "queued"
+    finally:
+        await db.close()
