@@ -43,7 +43,7 @@ class OcrSettings:
     OCR_LANG: str = "ch"
     concurrency: int = 1
     dpi: int = 200
-    threads: int = 2
+    threads: int = 1
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class LlmSettings:
     backend: str = "llama_cpp"
     model_path: str = ""
     n_ctx: int = 4096
-    n_threads: int = 2
+    n_threads: int = 1
     max_tokens: int = 160
     enabled: bool = True
 

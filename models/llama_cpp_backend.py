@@ -79,6 +79,10 @@ class LlamaCppBackend:
         """
         with self._lock:
             tokens = self._fit(prompt, self._n_ctx - max_tokens)
+            # Forget the previous prompt: reusing its cached prefix changes how the rest is
+            # batched, which (measured) changes greedy output; the same document must give
+            # the same answer.
+            self._llm.reset()
             out = self._llm.create_completion(
                 tokens,
                 max_tokens=max_tokens,

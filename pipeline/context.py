@@ -11,12 +11,12 @@ class ModelConfig:
 
     ocr_engine: str = "rapidocr"
     ocr_lang: str = "ch"
-    ocr_threads: int = 2
+    ocr_threads: int = 1
     dpi: int = 200
     llm_backend: str = "llama_cpp"
     llm_model_path: str = ""
     llm_n_ctx: int = 4096
-    llm_threads: int = 2
+    llm_threads: int = 1
     llm_max_tokens: int = 160
     llm_enabled: bool = True
     data_dir: str = "./data"

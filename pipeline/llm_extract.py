@@ -14,8 +14,10 @@ from decimal import Decimal
 
 from models.llm import DOC_END, DOC_START
 
-# Header field -> (JSON kind, what it means for the model, max characters of a string).
+# Header field -> (kind, what it means for the model, max characters of a string).
 # Lengths bound the grammar: a looping model stops at the field's limit, not at max_tokens.
+# Amounts are asked as digit strings, not JSON numbers: measured, the model copies "1,037.39"
+# as written and a number grammar cuts it to 1 at the comma, or pads 16 zero decimals.
 FIELDS: dict[str, tuple[str, str, int]] = {
     "invoice_number": ("string", "the invoice's number or ID", 40),
     "invoice_date": ("string", "the date the invoice was issued, as written", 32),
@@ -27,11 +29,21 @@ FIELDS: dict[str, tuple[str, str, int]] = {
     "customer_name": ("string", "the company or person billed (buyer)", 80),
     "currency": ("string", "the currency code or symbol of the amounts", 16),
     "payment_terms": ("string", "the payment terms, e.g. net 30", 80),
-    "subtotal": ("number", "the amount before tax", 0),
-    "tax_amount": ("number", "the tax (VAT) amount", 0),
-    "total_amount": ("number", "the total amount to pay", 0),
+    "subtotal": ("amount", "the amount before tax", 24),
+    "tax_amount": ("amount", "the tax (VAT) amount", 24),
+    "total_amount": ("amount", "the total amount to pay", 24),
 }
-AMOUNT_FIELDS = frozenset(key for key, (kind, _, _) in FIELDS.items() if kind == "number")
+AMOUNT_FIELDS = frozenset(key for key, (kind, _, _) in FIELDS.items() if kind == "amount")
+# An amount as printed: digits in groups of three with optional separators, up to 2 decimals.
+AMOUNT_PATTERN = r"^-?[0-9]{1,3}([.,' ]?[0-9]{3}){0,4}([.,][0-9]{1,2})?$"
+# What a value of these fields must look like to be worth keeping (searched, not matched).
+_SHAPES = {
+    "invoice_number": r"\d",
+    "invoice_date": r"\d",
+    "due_date": r"\d",
+    "vendor_tax_id": r"\d",
+    "vendor_email": r"^[^@\s]+@[^@\s]+\.\w+$",
+}
 
 # Characters of document text in the prompt (~3 characters per token): enough for the header
 # block of an invoice, and prompt evaluation costs time on a 2-thread CPU.
@@ -68,7 +80,7 @@ def llm_fill(
 
 
 def build_schema(keys: list[str]) -> dict:
-    """JSON schema of an object with exactly ``keys`` (in order), each a value or null.
+    """JSON schema of an object with exactly ``keys`` (in order), each a string or null.
 
     ``anyOf`` with null rather than ``"type": [..., "null"]``: llama.cpp's schema converter drops
     ``maxLength`` from list-valued types. All keys are required so the grammar emits them in
@@ -80,7 +92,9 @@ def build_schema(keys: list[str]) -> dict:
 
 def _property(key: str) -> dict:
     kind, _, max_len = FIELDS[key]
-    value = {"type": "number"} if kind == "number" else {"type": "string", "minLength": 1, "maxLength": max_len}
+    value = {"type": "string", "minLength": 1, "maxLength": max_len}
+    if kind == "amount":
+        value["pattern"] = AMOUNT_PATTERN
     return {"anyOf": [value, {"type": "null"}]}
 
 
@@ -119,39 +133,66 @@ def clip_document(text: str, char_budget: int, tail_share: float = 0.0) -> str:
 
 
 def parse_answer(raw: str) -> dict:
-    """The model's JSON object (floats as Decimal), or ``{}`` when ``raw`` is not one."""
+    """The model's JSON object, or ``{}`` when ``raw`` is not one (e.g. cut at max_tokens)."""
     try:
-        answer = json.loads(raw, parse_float=Decimal)
-    except (TypeError, ValueError):  # JSONDecodeError is a ValueError; truncated output lands here
+        # strict=False: the grammar's string rule lets raw newlines through, which JSON forbids.
+        answer = json.loads(raw, strict=False, parse_float=Decimal)
+    except (TypeError, ValueError):
         return {}
     return answer if isinstance(answer, dict) else {}
 
 
 def ground(answer: dict, keys: list[str], text: str) -> dict[str, object]:
-    """Keep the answers for ``keys`` that are real values found in ``text``; drop the rest."""
+    """Keep the answers for ``keys`` that are real values found in ``text``; drop the rest.
+
+    Returns strings stripped, amounts as Decimal (from a string as printed, or a JSON number
+    from a back-end that does not constrain its output).
+    """
     squashed = _squash(text)
-    numbers = _number_digits(text)
     kept: dict[str, object] = {}
     for key in keys:
         value = answer.get(key)
-        if FIELDS[key][0] == "number":
-            if _is_amount(value) and _digits_of(value) & numbers:
-                kept[key] = Decimal(value)
-        elif isinstance(value, str) and _is_real_string(value, key, squashed):
-            kept[key] = value.strip()
+        if isinstance(value, str) and _is_real_string(value, key, squashed):
+            value = value.strip()
+            if FIELDS[key][0] == "amount":
+                value = parse_amount(value)
+            if value is not None:
+                kept[key] = value
+        elif key in AMOUNT_FIELDS and _is_number(value) and _digits_of(value) & _number_digits(text):
+            kept[key] = Decimal(value)
     return kept
 
 
+def parse_amount(printed: str) -> Decimal | None:
+    """``"1,234.50"``, ``"1.234,50"``, ``"1 234,5"`` or ``"1234"`` -> Decimal; None if not an amount.
+
+    The last ``.`` or ``,`` is the decimal separator when it occurs once and one or two digits
+    follow it; otherwise separators group thousands (``"1.234"`` -> 1234, as in German).
+    """
+    text = re.sub(r"[\s'\u00a0\u202f]", "", printed)
+    if not re.fullmatch(r"-?\d[\d.,]*", text):
+        return None
+    last = max(text.rfind("."), text.rfind(","))
+    decimals = len(text) - last - 1 if last >= 0 else 0
+    mark = text[last] if last >= 0 else ""
+    is_decimal = 1 <= decimals <= 2 and (text.count(mark) == 1)
+    whole, frac = (text[:last], text[last + 1 :]) if is_decimal else (text, "")
+    return Decimal(re.sub(r"[.,]", "", whole) + ("." + frac if frac else ""))
+
+
 def _is_real_string(value: str, key: str, squashed_text: str) -> bool:
-    # A small model echoes the key or a placeholder, or writes text that is not in the
-    # document (a reformatted date, an invented name): none of it is evidence.
+    # A small model echoes the key or a placeholder, answers another field's kind of value
+    # (an ID as the email), or writes text that is not in the document (a reformatted date,
+    # an invented name): none of it is evidence.
     value = value.strip()
     if value.casefold() in _PLACEHOLDERS or _alnum(value) == _alnum(key):
+        return False
+    if key in _SHAPES and not re.search(_SHAPES[key], value):
         return False
     return _squash(value) in squashed_text
 
 
-def _is_amount(value: object) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, (int, Decimal)) and not isinstance(value, bool)
 
 
@@ -168,8 +209,6 @@ def _digits_of(value: int | Decimal) -> set[str]:
     """Digit strings the amount may be written as: ``1234.5`` -> {"12345", "123450"}."""
     amount = abs(Decimal(value))
     forms = {format(amount, "f"), format(amount, ".2f"), format(amount.normalize(), "f")}
-    if amount == amount.to_integral_value():
-        forms.add(format(amount.to_integral_value(), "f"))
     return {re.sub(r"\D", "", form).lstrip("0") or "0" for form in forms}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import uuid
 from typing import Any
 
 from pipeline.context import JobContext, ModelConfig
@@ -97,8 +98,9 @@ class RayPool:
 
         gate_cls = ray.remote(num_cpus=0, max_restarts=-1)(OcrGate)
         actor_cls = ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=1)(Extractor)
-        self._gate = gate_cls.remote(self.ocr_concurrency)
-        self._actors = [actor_cls.remote(self.models, self._gate) for _ in range(self.size)]
+        gate_name = f"ocr-gate-{uuid.uuid4()}"
+        self._gate = gate_cls.options(name=gate_name).remote(self.ocr_concurrency)
+        self._actors = [actor_cls.remote(self.models, gate_name) for _ in range(self.size)]
         await asyncio.wait_for(asyncio.gather(*(a.ping.remote() for a in self._actors)), timeout)
         self._idle = asyncio.Queue()
         for actor in self._actors:

@@ -89,11 +89,11 @@ LABELS: list[tuple[str, float, str]] = [
                     rf"|change(?:{S}due)?|tendered|(?<![a-z])visa|mastercard|points|prijzen{S}zijn{S}inclusief{S}btw"
                     rf"|incl\w*\.?{S}(?:of{S})?(?:\d+%{S})?(?:gst|vat|btw|mwst)|payment(?:{S}mode)?:?|rate(?![a-z])|pax"),
     # ids and dates
-    ("invoice_number", 3.0, rf"invoice{S}(?:no|num(?:ber)?|nr|#|n°|n[oº]|id)\.?|inv{S}no\.?|bill{S}no\.?|receipt{S}no\.?"
+    ("invoice_number", 3.0, rf"(?<![a-zäöü\-])(?:invoice{S}(?:no|num(?:ber)?|nr|#|n°|n[oº]|id)\.?|inv{S}no\.?|bill{S}no\.?|receipt{S}no\.?"
                             rf"|doc(?:ument)?{S}no\.?|rechnungs{S}?(?:nr|nummer|no)\.?|rechnung{S}(?:nr|#)\.?|beleg{S}?nr\.?"
                             rf"|belegnummer|factuur{S}?(?:nummer|nr)\.?|n°{S}de{S}facture|num[ée]ro{S}de{S}facture"
                             rf"|facture{S}n°|num[eé]ro{S}de{S}factura|factura{S}n[oº°]\.?|发票号码|发票号|單\s*號|单\s*号"
-                            rf"|เลขที่ใบกำกับภาษี|เลขที่ใบเสร็จ|no\.?{S}invois|invoice{S}#"),
+                            rf"|เลขที่ใบกำกับภาษี|เลขที่ใบเสร็จ|no\.?{S}invois|invoice{S}#)"),
     ("invoice_number", 1.5, rf"(?<![a-z])(?:invoice|factuur|facture|rechnung|factura|avoir|credit{S}note|gutschrift"
                             rf"|\w+rechnung|rechnungskorrektur)(?![a-z])|(?<![a-z])nr\.(?![a-z])|เลขที่"),
     ("invoice_date", 3.0, rf"invoice{S}date|date{S}of{S}(?:invoice|issue)|issue{S}date|date{S}issued|bill{S}date"
@@ -435,17 +435,21 @@ def _value_text(lines: list[_Line], line: _Line, label: _Label) -> list[tuple[st
     rest = line.text[label.end:end]
     if rest.strip(" :#.-"):
         out.append((rest, line, label.end))
-    elif len(re.sub(r"[\W\d_]", "", line.text[:label.start])) > 25:
+    elif _in_sentence(line, label) and len(line.labels) == 1:
         return out  # a word at the end of a sentence, not a column header
-    for below in _below_lines(lines, line, label.bbox, depth=2):
-        for s, e, box in below.spans:
-            if box[0] <= label.bbox[2] + 10 and box[2] >= label.bbox[0] - 10:
-                start = s
-                # The value cell runs on to the right until the next label on that line.
-                stop = next((lb.start for lb in below.labels if lb.start > s), len(below.text))
-                out.append((below.text[start:stop], below, start))
-                break
+    for below in _below_lines(lines, line, label.bbox, depth=2 if label.weight >= 2 else 1):
+        overlaps = [(min(box[2], label.bbox[2]) - max(box[0], label.bbox[0]), s) for s, e, box in below.spans
+                    if box[0] <= label.bbox[2] + 10 and box[2] >= label.bbox[0] - 10]
+        if overlaps:
+            start = max(overlaps)[1]
+            # The value cell runs on to the right until the next label on that line.
+            stop = next((lb.start for lb in below.labels if lb.start > start), len(below.text))
+            out.append((below.text[start:stop], below, start))
     return out
+
+
+def _in_sentence(line: _Line, label: _Label) -> bool:
+    return len(re.sub(r"[\W\d_]", "", line.text[:label.start])) > 25
 
 
 def _id_from(text: str) -> str | None:
@@ -479,6 +483,7 @@ def _find_invoice_number(lines: list[_Line]) -> tuple[str, _Line] | None:
                 value = _id_from(text)
                 if value:
                     score = label.weight - (0.5 if src is not line else 0) - _position_penalty(line)
+                    score -= 1.5 if _in_sentence(line, label) else 0
                     if best is None or score > best[0]:
                         best = (score, value, src)
                     break
@@ -923,14 +928,21 @@ def _parse_row(row: list[_Line], cols: dict[str, tuple], header: _Line) -> dict 
     rate = re.search(r"(\d{1,2}(?:[.,]\d{1,2})?)\s?%", " ".join(line.text for line in row))
     if rate:
         item["tax"] = float(rate.group(1).replace(",", "."))
-    first_num_x = min(n[0][0] for n in numbers if n[2] is first) if any(n[2] is first for n in numbers) else first.bbox[2]
-    desc_end = max((s for s, e, b in first.spans if b[0] < first_num_x - 1), default=0)
-    desc_end = next((e for s, e, b in first.spans if s == desc_end), 0)
-    desc = first.text[:desc_end]
+    # Numbers inside a description ("16 GB") stay in it: the description column ends where
+    # the first numeric column of the header begins.
+    numeric_cols = [cols[k][0] for k in ("quantity", "unit_price", "line_total", "tax") if k in cols]
+    limit = min(numeric_cols) - 5 if numeric_cols else first.bbox[2]
+    if "description" in cols and cols["description"][0] >= limit:
+        limit = first.bbox[2]
+    first_num_x = min((n[0][0] for n in numbers if n[2] is first), default=first.bbox[2])
+    limit = max(limit, min(first_num_x, limit)) if numeric_cols else first_num_x
+    ends = [e for s, e, b in first.spans if b[2] <= limit + 2]
+    desc = first.text[:max(ends)] if ends else ""
     desc = re.sub(r"^\s*\d{1,3}\s+(?=\S)", "", desc)  # position number
     sku = re.match(r"^\s*(\[[^\]]+\]|[A-Z0-9][A-Z0-9_\-/.]{2,}\d[A-Z0-9_\-/.]*)\s+", desc)
     if sku and re.search(r"\d", sku.group(1)):
         item["sku"] = sku.group(1).strip("[]").strip()
+        desc = desc[sku.end():]
     item["description"] = " ".join(desc.split()).strip(" -:") or None
     if item["quantity"] is None and item["unit_price"] and item["line_total"] and item["unit_price"]:
         qty = item["line_total"] / item["unit_price"]

@@ -43,8 +43,9 @@ class OcrGate:
 class Extractor:
     """The models of one worker, loaded once, and ``extract`` for one document.
 
-    ``gate`` limits OCR in flight across workers: an ``OcrGate`` in one process, or a Ray actor
-    handle with the same two methods (``pipeline.pool``). Raises nothing for bad documents: the
+    ``gate`` limits OCR in flight across workers: an ``OcrGate`` in one process, or the name of
+    a Ray actor with the same two methods (``pipeline.pool``; a name, not a handle, so that a
+    restarted worker finds the gate again). Raises nothing for bad documents: the
     result says ``failed``; only TemporaryError escapes, for the queue to retry.
     """
 
@@ -62,12 +63,11 @@ class Extractor:
 
     # -- gate helpers: a Ray actor handle needs .remote(), a local gate does not
     def _gate_call(self, method: str) -> Any:
-        fn = getattr(self.gate, method)
-        if hasattr(fn, "remote"):
+        if isinstance(self.gate, str):
             import ray
 
-            return ray.get(fn.remote())
-        return fn()
+            return ray.get(getattr(ray.get_actor(self.gate), method).remote())
+        return getattr(self.gate, method)()
 
     def read_text(self, ctx: JobContext, data: bytes, media_type: str) -> DocumentText:
         """The document's text; takes the OCR gate only if a page needs OCR. Raises TemporaryError."""

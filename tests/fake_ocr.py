@@ -65,3 +65,25 @@ class EmptyOcr:
 
     def recognize(self, image) -> list[OcrLine]:
         return []
+
+
+class SlowOcr(TextOcr):
+    """TextOcr that takes one second per page (to hold the OCR stage busy in pool tests)."""
+
+    name = "fake-slow-ocr"
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        self.seconds = 1.0
+
+
+class ExitOcr:
+    """Kills its own process, as a native crash or the OOM killer would (Ray: the actor dies)."""
+
+    name = "fake-exit-ocr"
+
+    def __init__(self, **_: object) -> None:
+        pass
+
+    def recognize(self, image) -> list[OcrLine]:
+        os._exit(13)

@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 
 from models.llm import DOC_END, DOC_START, NoLlm
-from pipeline.llm_extract import FIELDS, build_prompt, build_schema, clip_document, llm_fill
+from pipeline.llm_extract import FIELDS, build_prompt, build_schema, clip_document, llm_fill, parse_amount
 from tests.fakes import CrashLLM, EchoLLM, GarbageLLM
 
 INVOICE = "Invoice No: INV-7731\nDate: 2024-03-05\nACME Tools GmbH\nTotal: EUR 1,234.50"
@@ -29,7 +29,8 @@ def test_schema_uses_anyof_null_with_bounded_strings():
     string, null = schema["properties"]["invoice_number"]["anyOf"]
     assert string["type"] == "string" and 0 < string["maxLength"] <= 80
     assert null == {"type": "null"}
-    assert schema["properties"]["subtotal"]["anyOf"] == [{"type": "number"}, {"type": "null"}]
+    amount, null = schema["properties"]["subtotal"]["anyOf"]
+    assert amount["type"] == "string" and amount["pattern"] and null == {"type": "null"}
 
 
 def test_prompt_fences_untrusted_document_and_ends_before_the_answer():
@@ -71,14 +72,45 @@ def test_string_not_in_text_is_dropped():
 
 
 def test_amount_not_in_text_is_dropped():
-    llm = EchoLLM(answers={"total_amount": 999.99, "tax_amount": "1,234.50"})
-    assert llm_fill(INVOICE, ["total_amount", "tax_amount"], llm) == {}
+    llm = EchoLLM(answers={"total_amount": 999.99, "tax_amount": "1,999.50", "subtotal": "12x"})
+    assert llm_fill(INVOICE, ["total_amount", "tax_amount", "subtotal"], llm) == {}
 
 
-def test_amount_matches_other_number_formats():
+def test_printed_amount_is_parsed():
+    llm = EchoLLM(answers={"total_amount": "1,234.50", "subtotal": "1.000", "tax_amount": "234,5"})
+    got = llm_fill("Total 1,234.50\nNetto 1.000\nMwSt 234,5", ["total_amount", "subtotal", "tax_amount"], llm)
+    assert got == {"total_amount": Decimal("1234.50"), "subtotal": Decimal(1000), "tax_amount": Decimal("234.5")}
+
+
+@pytest.mark.parametrize(
+    ("printed", "value"),
+    [("1,234.50", "1234.50"), ("1.234,50", "1234.50"), ("1 234,5", "1234.5"), ("1234", "1234"),
+     ("1.234", "1234"), ("1,234,567.8", "1234567.8"), ("-3,00", "-3.00"), ("EUR", None)],
+)
+def test_parse_amount(printed, value):
+    assert parse_amount(printed) == (Decimal(value) if value else None)
+
+
+def test_numeric_amount_matches_other_number_formats():
     llm = EchoLLM(answers={"total_amount": 1234.5, "subtotal": 1000})
     got = llm_fill("Summe 1.234,50\nNetto 1 000,00", ["total_amount", "subtotal"], llm)
     assert got == {"total_amount": Decimal("1234.5"), "subtotal": Decimal(1000)}
+
+
+def test_values_of_the_wrong_shape_are_dropped():
+    text = INVOICE + "\nCustomer C-0042\nMail: billing@acme.de"
+    llm = EchoLLM(answers={"vendor_email": "C-0042", "invoice_date": "ACME", "invoice_number": "Invoice"})
+    assert llm_fill(text, ["vendor_email", "invoice_date", "invoice_number"], llm) == {}
+    llm = EchoLLM(answers={"vendor_email": "billing@acme.de"})
+    assert llm_fill(text, ["vendor_email"], llm) == {"vendor_email": "billing@acme.de"}
+
+
+def test_raw_newline_inside_a_string_is_tolerated():
+    class NewlineLLM(EchoLLM):
+        def complete(self, prompt, json_schema, max_tokens):
+            return '{"vendor_name": "ACME Tools\nGmbH"}'
+
+    assert llm_fill(INVOICE, ["vendor_name"], NewlineLLM()) == {"vendor_name": "ACME Tools\nGmbH"}
 
 
 def test_all_null_answer_gives_empty_dict():

@@ -1,0 +1,50 @@
+"""End to end with the real models on real documents from ../shared/datasets: the embedded OCR
+engine (rapidocr) and the embedded GGUF (Gemma 3 270M via llama.cpp), one test per pipeline path.
+
+Text-layer PDF: upload through the API to a real server, poll until ready.
+Scanned image: ``appliance extract`` (the batch path) on the real Ray pool.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import DATASETS, make_settings, needs_datasets, write_config
+from tests.serverproc import cli
+
+pytestmark = [pytest.mark.model, pytest.mark.slow, needs_datasets]
+
+REAL_MODELS = {"ocr": {"engine": "rapidocr"}, "llm": {"backend": "llama_cpp"},
+               "pool": {"backend": "inline", "workers": 1}}
+
+
+async def test_text_layer_pdf_through_the_api(harness_factory, tmp_path):
+    harness = await harness_factory(make_settings(tmp_path, REAL_MODELS))
+    _, headers = await harness.tenant(credits=1)
+    pdf = (DATASETS / "invoice2data" / "AmazonWebServices.pdf").read_bytes()
+    response = await harness.upload(headers, pdf, filename="AmazonWebServices.pdf")
+    assert response.status == 202
+    invoice = await harness.wait_ready(headers, (await response.json())["invoice"]["id"], timeout=300)
+    assert invoice["data"]["total_amount"] == 4.11
+    assert invoice["data"]["invoice_number"] == "42183017"
+    assert invoice["data"]["invoice_date"] == "2014-08-03"
+    assert invoice["data"]["currency"] == "USD"
+    assert invoice["ocrConfidence"] is None  # exact text layer, no OCR
+    row = await harness.db.fetchone("SELECT extraction_tier, extraction_provider FROM invoices")
+    assert row["extraction_tier"] == 2 and row["extraction_provider"].startswith("rules")
+
+
+def test_scanned_receipt_through_extract_on_ray(tmp_path):
+    config = write_config(tmp_path, {"ocr": {"engine": "rapidocr"}, "llm": {"backend": "llama_cpp"},
+                                     "pool": {"backend": "ray", "workers": 1}, "ray": {"num_cpus": 2}})
+    image = DATASETS / "sroie" / "004.jpg"
+    truth = json.loads((DATASETS / "sroie" / "004.json").read_text())
+    result = cli(config, "extract", "--out", str(tmp_path / "out"), str(image))
+    assert result.returncode == 0, result.stderr[-3000:]
+    record = json.loads((tmp_path / "out" / "004.json").read_text())
+    assert record["processingStatus"] in ("completed", "needs_review")
+    assert record["data"]["total_amount"] == truth["total_amount"]
+    assert record["data"]["invoice_date"] == truth["invoice_date"]
+    assert record["ocrConfidence"] is not None and 0.5 < record["ocrConfidence"] <= 1
+    assert record["extractionProvider"].startswith("rapidocr")

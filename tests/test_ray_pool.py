@@ -1,0 +1,82 @@
+"""The real Ray actor pool: extraction on actors, the OCR gate across actors, a dying actor, and
+the appliance serving with ``pool.backend = "ray"``. One Ray per test session (measurements.md)."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from pipeline.context import JobContext, ModelConfig
+from pipeline.pool import RayPool, WorkerLost, connect_ray
+from pipeline.result import TemporaryError
+from tests.conftest import make_settings
+from tests.docs import INVOICE_LINES, png_with_text, text_pdf
+
+pytestmark = [pytest.mark.ray, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def ray_session():
+    import ray
+
+    connect_ray("", num_cpus=2, object_store_mb=100)
+    yield
+    ray.shutdown()
+
+
+def models(ocr: str = "tests.fake_ocr:TextOcr") -> ModelConfig:
+    return ModelConfig(ocr_engine=ocr, llm_backend="tests.fakes:EchoLLM")
+
+
+async def test_pool_extracts_on_actors(ray_session):
+    pool = await RayPool(models(), size=2).start()
+    try:
+        assert pool.healthy() and await pool.check()
+        result = await pool.submit(JobContext("a", "application/pdf"), text_pdf(INVOICE_LINES))
+        assert result["data"]["total_amount"] == 119.0
+        assert result["extraction_tier"] == 2
+    finally:
+        await pool.close()
+
+
+async def test_ocr_gate_spans_actors(ray_session):
+    pool = await RayPool(models("tests.fake_ocr:SlowOcr"), size=2, ocr_concurrency=1).start()
+    try:
+        ctx = JobContext("a", "image/png")
+        outcomes = await asyncio.gather(*(pool.submit(ctx, png_with_text("Total 1.00")) for _ in range(2)),
+                                        return_exceptions=True)
+        busy = [o for o in outcomes if isinstance(o, TemporaryError)]
+        done = [o for o in outcomes if isinstance(o, dict)]
+        assert len(busy) == 1 and len(done) == 1, outcomes
+        assert "busy" in str(busy[0]).lower()
+    finally:
+        await pool.close()
+
+
+async def test_dead_actor_is_a_temporary_error_and_restarts(ray_session):
+    pool = await RayPool(models("tests.fake_ocr:ExitOcr"), size=1).start()
+    try:
+        with pytest.raises(WorkerLost):
+            await pool.submit(JobContext("a", "image/png"), png_with_text("x"))
+        # Ray restarts the actor (max_restarts): a text-layer PDF needs no OCR and succeeds
+        for _ in range(100):
+            try:
+                result = await pool.submit(JobContext("b", "application/pdf"), text_pdf(INVOICE_LINES))
+                break
+            except TemporaryError:
+                await asyncio.sleep(0.2)
+        assert result["data"]["total_amount"] == 119.0
+    finally:
+        await pool.close()
+
+
+async def test_appliance_on_ray(ray_session, harness_factory, tmp_path):
+    harness = await harness_factory(make_settings(tmp_path, {"pool": {"backend": "ray", "workers": 2}}))
+    _, headers = await harness.tenant(credits=2)
+    ids = []
+    for data, ctype in ((text_pdf(INVOICE_LINES), "application/pdf"), (png_with_text("Total 9.99"), "image/png")):
+        ids.append((await (await harness.upload(headers, data, content_type=ctype)).json())["invoice"]["id"])
+    first = await harness.wait_ready(headers, ids[0])
+    second = await harness.wait_ready(headers, ids[1])
+    assert first["data"]["total_amount"] == 119.0 and second["data"]["total_amount"] == 9.99
+    assert await harness.balance(headers) == 0
