@@ -1,8 +1,8 @@
 """Ask the LLM for the header fields the rules could not find, and keep only grounded answers.
 
 Owns: the JSON schema and the completion prompt for those fields, and the filter that drops
-what a small model makes up (echoed key names, placeholders, strings not in the document,
-amounts whose digits are not in the document). The model sees the document text as untrusted
+what a small model makes up (echoed key names, placeholders, values of the wrong shape, text
+or amounts not printed in the document). The model sees the document text as untrusted
 data between delimiters, never as instructions. Must not import ``api`` or ``appliance``; the
 back-end arrives as an object implementing ``models.llm.LlmBackend``.
 """
@@ -64,9 +64,10 @@ def llm_fill(
 
     ``text``: the document's text (pages joined). ``missing``: keys of FIELDS, in the order to
     ask. ``max_tokens``: generation limit for the one model call. ``char_budget``: characters
-    of ``text`` put in the prompt. Returns ``{key: value}`` with strings stripped (found in
-    ``text``) and amounts as ``decimal.Decimal``; ``{}`` when ``missing`` is empty or the model's
-    output is not a JSON object. Raises ValueError for a key not in FIELDS; exceptions of the
+    of ``text`` put in the prompt (the head, plus some tail when amounts are asked for).
+    Returns ``{key: value}`` with strings stripped (each found in ``text``) and amounts as
+    ``decimal.Decimal`` parsed from the printed amount (``"1.234,50"`` -> ``Decimal("1234.50")``);
+    ``{}`` when ``missing`` is empty or the model's output is not a JSON object. Raises ValueError for a key not in FIELDS; exceptions of the
     back-end (RuntimeError, TimeoutError, ...) propagate for the caller to record.
     """
     keys = list(dict.fromkeys(missing))
