@@ -80,15 +80,10 @@ async def serve(settings: Settings, host: str, port: int, ready: asyncio.Event |
         log.info("removed %d partial upload(s) left by a crash", removed)
     db = await Database(settings.db_path).open()
     stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        try:
-            loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError):
-            pass
     try:
         log.info("loading models and starting the %s pool (%d workers)", settings.pool.backend, settings.pool.workers)
         async with running_pipeline(settings, db) as (pool, dispatcher):
+            _on_signals(stop)  # after ray.init, which installs handlers of its own
             app = make_app(db, settings, queue_ready=pool.healthy, on_enqueued=dispatcher.wake)
             runner = web.AppRunner(app, access_log_format='%a "%r" %s %b %Tfs')
             await runner.setup()
@@ -106,6 +101,15 @@ async def serve(settings: Settings, host: str, port: int, ready: asyncio.Event |
     finally:
         await db.close()
         lock.close()
+
+
+def _on_signals(stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):  # not the main thread (tests)
+            pass
 
 
 async def _watch_pool(pool, stop: asyncio.Event, every: float = 10.0) -> None:
