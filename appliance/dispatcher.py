@@ -1,9 +1,10 @@
 """The dispatcher: leases jobs from the SQLite queue, hands each document to the pipeline pool
 and writes the result (DESIGN.md flow steps 4-5).
 
-Temporary errors (OCR busy, a lost worker, memory pressure) go back to the queue with
-exponential backoff; after ``queue.max_attempts`` failed attempts the invoice ends
-``needs_review`` when an earlier result exists, else ``failed``.
+Temporary errors (OCR busy, a lost worker, memory pressure) and crashes of a stage go back to
+the queue with exponential backoff; busy-OCR retries do not count as attempts. After
+``queue.max_attempts`` failed attempts the invoice ends ``failed`` with the last error in
+``processingError``. The debit belongs to the upload, so no retry debits again.
 """
 from __future__ import annotations
 

@@ -70,9 +70,11 @@ def connect_ray(address: str = "", num_cpus: int = 0, object_store_mb: int = 200
                               "configure_logging": False, "ignore_reinit_error": True}
     if address:
         ray.init(address=address, **kwargs)
+        log.info("joined the Ray cluster at %s", address)
     else:
         ray.init(num_cpus=num_cpus or os.cpu_count() or 2,
                  object_store_memory=object_store_mb * 1024 * 1024, **kwargs)
+        log.info("started a local Ray (%d CPUs)", num_cpus or os.cpu_count() or 2)
 
 
 class RayPool:

@@ -1,0 +1,172 @@
+"""Amount fields of the rules extractor: candidates from labels, chosen by their arithmetic.
+
+This module owns subtotal, discount, tax, shipping, service charge, total, paid and balance:
+every labelled amount is a candidate, and the combination whose sum holds (subtotal - discount
++ tax + charges = total, total - paid = balance) wins. Pipeline must not import ``api`` or
+``appliance``.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+from pipeline.parsers import AmountMatch
+from pipeline.rules_layout import LabelHit, TextLine, below_lines, overlaps_box, reading_order, region_end
+
+
+AMOUNT_FIELDS = ("subtotal", "discount", "tax_amount", "service_charge", "shipping_cost",
+                 "total_amount", "paid_amount", "balance_amount")
+
+
+TOL = 0.011  # totals printed with 2 decimals may differ by a rounding cent
+
+
+@dataclass
+class Cand:
+    value: object
+    score: float
+    line: TextLine
+    order: float = 0.0
+
+
+def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
+    kinds = set(AMOUNT_FIELDS) | {"rounding"}
+    cands: dict[str, list[Cand]] = {k: [] for k in kinds}
+    for line in lines:
+        for label in line.labels:
+            if label.kind not in kinds:
+                continue
+            end = region_end(line, label)
+            right = [a for a in line.amounts if a.start >= label.end and a.end <= end]
+            if right:
+                for rank, amount in enumerate(reversed(right)):
+                    score = label.weight * (1.0 if rank == 0 else 0.5) + _amount_quality(amount)
+                    cands[label.kind].append(Cand(amount.value, score, line, reading_order(line)))
+                continue
+            if _other_text_right(line, label, end):
+                continue
+            for below in below_lines(lines, line, label.bbox):
+                hits = [a for a in below.amounts if overlaps_box(below, a.start, a.end, label.bbox, 15)]
+                if hits and not below.labels[:1] or hits and below.labels and below.labels[0].start > hits[0].start:
+                    amount = hits[-1]
+                    cands[label.kind].append(Cand(amount.value, label.weight * 0.8 + _amount_quality(amount),
+                                                   below, reading_order(below)))
+                    break
+    return cands
+
+
+def _other_text_right(line: TextLine, label: LabelHit, end: int) -> bool:
+    """Whether words that are neither values nor labels follow the label (a sentence, not a cell)."""
+    rest = line.text[label.end:end]
+    return len(re.sub(r"[\W\d_]", "", rest)) > 12
+
+
+def _amount_quality(amount: AmountMatch) -> float:
+    return (0.3 if amount.decimals else -0.6) + (0.2 if amount.currency else 0.0)
+
+
+def _best_by_value(cands: list[Cand], limit: int = 4) -> list[Cand]:
+    """Distinct values with their best score; a value printed again adds a little."""
+    by_value: dict[float, Cand] = {}
+    counts: dict[float, int] = {}
+    for cand in cands:
+        key = round(float(cand.value), 2)
+        counts[key] = counts.get(key, 0) + 1
+        if key not in by_value or cand.score > by_value[key].score:
+            by_value[key] = cand
+    out = []
+    for key, cand in by_value.items():
+        out.append(Cand(cand.value, cand.score + 0.15 * min(counts[key] - 1, 3), cand.line, cand.order))
+    out.sort(key=lambda c: -c.score)
+    return out[:limit]
+
+
+def choose_amounts(cands: dict[str, list[Cand]], lines: list[TextLine]) -> dict[str, Cand]:
+    """Pick one value per amount field, rewarding combinations whose arithmetic holds."""
+    top = {k: _best_by_value(v) for k, v in cands.items()}
+    if not top["total_amount"]:
+        fallback = _fallback_total(lines)
+        if fallback:
+            top["total_amount"] = [fallback]
+    best, best_score = {}, float("-inf")
+    totals = top["total_amount"] or [None]
+    options = {k: [None] + top[k][:3] for k in ("subtotal", "tax_amount", "discount", "shipping_cost",
+                                                 "service_charge", "rounding")}
+    consistent = False
+    for total in totals:
+        for combo in itertools.product(*options.values()):
+            chosen = dict(zip(options.keys(), combo))
+            chosen["total_amount"] = total
+            bonus = _arithmetic_bonus(chosen)
+            # Label quality decides between readings; arithmetic decides which fields to keep.
+            score = (total.score if total else 0) + bonus
+            score += sum(0.2 * c.score for k, c in chosen.items() if c is not None and k != "total_amount")
+            if bonus <= 0:
+                score -= sum(1.0 for k, c in chosen.items() if c is not None and k != "total_amount")
+            if score > best_score:
+                best, best_score, consistent = chosen, score, bonus > 0
+    best = {k: v for k, v in best.items() if v is not None}
+    if not consistent:
+        # No arithmetic to lean on: keep each label's best reading on its own.
+        for name in ("subtotal", "tax_amount"):
+            if top[name] and top[name][0].score >= 2.0:
+                best[name] = top[name][0]
+    if "total_amount" in best and "subtotal" not in best and "tax_amount" in best:
+        sub = round(float(best["total_amount"].value) - float(best["tax_amount"].value), 2)
+        if abs(float(best["tax_amount"].value)) < TOL:
+            best["subtotal"] = Cand(sub, 0.0, best["total_amount"].line)
+    _choose_paid_balance(best, top)
+    return best
+
+
+def _arithmetic_bonus(chosen: dict[str, Cand | None]) -> float:
+    value = {k: (float(c.value) if c is not None else None) for k, c in chosen.items()}
+    total, sub = value["total_amount"], value["subtotal"]
+    if total is None or sub is None:
+        return 0.0
+    tax = value["tax_amount"] or 0.0
+    disc = abs(value["discount"] or 0.0)
+    extra = (value["shipping_cost"] or 0.0) + (value["service_charge"] or 0.0) + (value["rounding"] or 0.0)
+    terms = sum(1 for k in ("tax_amount", "discount", "shipping_cost", "service_charge", "rounding")
+                if value[k] is not None)
+    if abs(sub - disc + tax + extra - total) <= TOL * max(1, abs(total) / 1000):
+        return 4.0 + 0.5 * terms if terms or abs(sub - total) < TOL else 0.0
+    if abs(sub + tax + extra - total) <= TOL and terms:  # discount already inside the subtotal
+        return 2.0
+    # A subtotal larger than the total without a discount is a misread.
+    return -1.0 if abs(sub) > abs(total) + TOL and not disc else 0.0
+
+
+def _choose_paid_balance(best: dict[str, Cand], top: dict[str, list[Cand]]) -> None:
+    total = best.get("total_amount")
+    paid = top["paid_amount"][0] if top["paid_amount"] else None
+    balances = top["balance_amount"]
+    if total is not None and paid is not None and balances:
+        for bal in balances:
+            for sign in (1, -1):
+                if abs(float(total.value) - sign * float(paid.value) - float(bal.value)) <= TOL:
+                    best["balance_amount"] = bal
+                    # Paid is what makes total - paid = balance, whatever sign the print uses.
+                    paid = Cand(sign * float(paid.value), paid.score, paid.line)
+                    break
+            if "balance_amount" in best:
+                break
+    elif balances:
+        best["balance_amount"] = balances[0]
+    if paid is not None:
+        best["paid_amount"] = paid
+    elif total is not None and "balance_amount" in best:
+        diff = round(float(total.value) - float(best["balance_amount"].value), 2)
+        if abs(diff) > TOL:
+            best["paid_amount"] = Cand(diff, 0.0, best["balance_amount"].line)
+
+
+def _fallback_total(lines: list[TextLine]) -> Cand | None:
+    """Without a total label: the largest amount with decimals in the lower two thirds."""
+    pool = [(a.value, line) for line in lines for a in line.amounts
+            if a.decimals and line.bbox[1] > line.page_height / 3 and abs(a.value) < 1e7]
+    if not pool:
+        return None
+    value, line = max(pool, key=lambda p: p[0])
+    return Cand(value, 0.5, line)

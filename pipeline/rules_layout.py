@@ -1,0 +1,214 @@
+"""Geometry of the rules extractor: lines with word boxes, labels on them, values near labels.
+
+This module owns ``TextLine`` (a page line with word spans and the labels, amounts and dates
+found on it), finding the value right of or below a label, cells of a line (words split at
+wide gaps) and blocks of lines below a heading. Boxes are ``(x0, y0, x1, y1)``, y downwards.
+It imports only ``pipeline.document``, ``pipeline.parsers``, ``pipeline.rules_labels`` and the
+standard library; pipeline must not import ``api`` or ``appliance``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pipeline.document import DocumentText
+from pipeline.parsers import find_amounts, find_dates
+from pipeline.rules_labels import LABEL_RES
+
+
+@dataclass
+class LabelHit:
+    kind: str
+    weight: float
+    start: int
+    end: int
+    bbox: tuple
+
+
+@dataclass
+class TextLine:
+    page: int
+    index: int
+    text: str
+    bbox: tuple
+    spans: list  # (start, end, bbox) of each word in ``text``
+    page_width: float
+    page_height: float
+    ocr: bool = False
+    labels: list = field(default_factory=list)
+    amounts: list = field(default_factory=list)
+    dates: list = field(default_factory=list)
+
+    @property
+    def height(self) -> float:
+        heights = sorted(b[3] - b[1] for _, _, b in self.spans) or [self.bbox[3] - self.bbox[1]]
+        return max(heights[len(heights) // 2], 1.0)
+
+    def span_bbox(self, start: int, end: int) -> tuple:
+        boxes = [b for s, e, b in self.spans if s < end and e > start] or [self.bbox]
+        return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+    def evidence(self) -> dict:
+        return {"page": self.page, "bbox": [round(v, 1) for v in self.bbox], "text": self.text}
+
+
+def build_lines(doc: DocumentText) -> list[TextLine]:
+    lines = []
+    for page in doc.pages:
+        for index, line in enumerate(page.lines):
+            parts, spans, pos = [], [], 0
+            for word in line.words or ():
+                text = word.text.strip()
+                if not text:
+                    continue
+                if parts:
+                    pos += 1
+                spans.append((pos, pos + len(text), word.bbox))
+                parts.append(text)
+                pos += len(text)
+            text = " ".join(parts) if parts else line.text
+            if not spans:
+                spans = [(0, len(text), line.bbox)]
+            lines.append(TextLine(page.number, index, text, line.bbox, spans, page.width, page.height,
+                               page.source == "ocr"))
+    return lines
+
+
+def find_labels(text: str, line: TextLine) -> list[LabelHit]:
+    found = []
+    for kind, weight, pattern in LABEL_RES:
+        for match in pattern.finditer(text):
+            if match.end() > match.start():
+                found.append((match.start(), match.end(), kind, weight))
+    found.sort(key=lambda f: (f[0], -(f[1] - f[0]), -f[3]))
+    chosen: list[LabelHit] = []
+    for start, end, kind, weight in found:
+        if chosen and start < chosen[-1].end:
+            continue
+        if kind == "tax_amount" and re.search(r"\d\s?%\s?$", text[:start]):
+            continue  # "7 % UST": a rate column of a table row, not a label
+        chosen.append(LabelHit(kind, weight, start, end, line.span_bbox(start, end)))
+    return chosen
+
+
+def annotate(lines: list[TextLine], dayfirst: bool, loose_dates: bool) -> None:
+    for line in lines:
+        line.labels = find_labels(line.text, line)
+        line.dates = find_dates(line.text, dayfirst, loose=loose_dates)
+        line.amounts = [a for a in find_amounts(line.text)
+                        if not any(a.start < d.end and d.start < a.end for d in line.dates)]
+
+
+def region_end(line: TextLine, label: LabelHit) -> int:
+    """Where the value region of ``label`` ends: at the next label of another meaning."""
+    for other in line.labels:
+        if other.start >= label.end and other.kind != label.kind:
+            return other.start
+    return len(line.text)
+
+
+def below_lines(lines: list[TextLine], line: TextLine, box: tuple, depth: int = 2) -> list[TextLine]:
+    """Lines just below ``line`` on the same page that overlap ``box`` horizontally."""
+    out = []
+    limit = line.bbox[3] + 3.5 * line.height
+    for other in lines:
+        if other.page != line.page or other.bbox[1] <= line.bbox[1] + 0.5 * line.height:
+            continue
+        if other.bbox[1] > limit:
+            break
+        if other.bbox[0] <= box[2] + 5 and other.bbox[2] >= box[0] - 5:
+            out.append(other)
+            if len(out) >= depth:
+                break
+    return out
+
+
+def overlaps_box(line: TextLine, start: int, end: int, box: tuple, slack: float = 0.0) -> bool:
+    b = line.span_bbox(start, end)
+    return b[0] <= box[2] + slack and b[2] >= box[0] - slack
+
+
+def value_text(lines: list[TextLine], line: TextLine, label: LabelHit) -> list[tuple[str, TextLine, int]]:
+    """Texts that may hold the value of ``label``: right of it, then in the lines below it."""
+    out = []
+    end = region_end(line, label)
+    rest = line.text[label.end:end]
+    if rest.strip(" :#.-"):
+        out.append((rest, line, label.end))
+    elif in_sentence(line, label) and len(line.labels) == 1:
+        return out  # a word at the end of a sentence, not a column header
+    for below in below_lines(lines, line, label.bbox, depth=2 if label.weight >= 2 else 1):
+        overlaps = [(min(box[2], label.bbox[2]) - max(box[0], label.bbox[0]), s) for s, e, box in below.spans
+                    if box[0] <= label.bbox[2] + 10 and box[2] >= label.bbox[0] - 10]
+        if overlaps:
+            start = max(overlaps)[1]
+            # The value cell runs on to the right until the next label on that line.
+            stop = next((lb.start for lb in below.labels if lb.start > start), len(below.text))
+            out.append((below.text[start:stop], below, start))
+    return out
+
+
+def in_sentence(line: TextLine, label: LabelHit) -> bool:
+    return len(re.sub(r"[\W\d_]", "", line.text[:label.start])) > 25
+
+
+def split_cells(line: TextLine) -> list[tuple[int, int, tuple]]:
+    """Split a line into cells where the gap between words is wider than about two letters."""
+    cells, cur = [], None
+    gap_limit = 1.2 * line.height
+    for s, e, box in line.spans:
+        if cur and box[0] - cur[2][2] <= gap_limit:
+            cur = (cur[0], e, (cur[2][0], min(cur[2][1], box[1]), box[2], max(cur[2][3], box[3])))
+        else:
+            if cur:
+                cells.append(cur)
+            cur = (s, e, box)
+    if cur:
+        cells.append(cur)
+    return cells
+
+
+def block_below(lines: list[TextLine], line: TextLine, x0: float, max_lines: int = 6) -> list[tuple[TextLine, str, tuple]]:
+    """Cells that start near ``x0`` in the lines right below ``line`` (an address block)."""
+    out, last = [], line
+    for other in lines:
+        if other.page != line.page or other.bbox[1] <= last.bbox[1] + 0.3 * last.height:
+            continue
+        if other.bbox[1] - last.bbox[3] > 1.8 * max(last.height, other.height):
+            break
+        cells = split_cells(other)
+        cell = next((c for c in cells if abs(c[2][0] - x0) <= max(12, 2 * other.height)), None)
+        if cell is None:
+            if all(c[2][0] > x0 for c in cells):
+                continue  # indented text of the block (a value column further right)
+            break
+        following = [c for c in cells if c[0] > cell[0]]
+        if other.text[cell[0]:cell[1]].rstrip().endswith(":") and following:
+            # "Name:" in a label column: its value is the next cell.
+            cell = (cell[0], following[0][1], (cell[2][0], cell[2][1], following[0][2][2], cell[2][3]))
+        out.append((other, other.text[cell[0]:cell[1]], cell[2]))
+        last = other
+        if len(out) >= max_lines:
+            break
+    return out
+
+
+def strip_label_prefix(line: TextLine, start: int, text: str) -> tuple[str, float | None]:
+    match = re.match(r"\s*(?:name|anschrift|address|adresse|adres|firma|company)\s*:\s*", text, re.I)
+    if not match:
+        return text, None
+    box = line.span_bbox(start + match.end(), start + match.end() + 1)
+    return text[match.end():], box[0]
+
+
+def section_starts(lines: list[TextLine], kind: str) -> list[tuple[TextLine, LabelHit]]:
+    return [(line, label) for line in lines for label in line.labels if label.kind == kind]
+
+
+def position_penalty(line: TextLine) -> float:
+    """Header fields sit early in a document: prefer the first of equally good labels."""
+    return 0.05 * (line.page - 1) + 0.1 * line.bbox[1] / max(line.page_height, 1.0)
+
+
+def reading_order(line: TextLine) -> float:
+    return line.page * 10000 + line.bbox[1]

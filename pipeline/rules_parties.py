@@ -1,0 +1,200 @@
+"""Parties of the rules extractor: vendor and customer names, vendor tax id and e-mail.
+
+This module owns telling the seller from the buyer: blocks introduced by customer labels are
+the customer zone; the vendor is a labelled seller block, or the most prominent company-like
+name at the top of the first page outside that zone. Pipeline must not import ``api`` or
+``appliance``.
+"""
+from __future__ import annotations
+
+import re
+
+from pipeline.rules_labels import COMPANY_RE, EMAIL_RE, POSTCODE_RE, TITLE_RE, URL_RE, VAT_RE
+from pipeline.rules_layout import LabelHit, TextLine, block_below, find_labels, region_end, section_starts, split_cells, strip_label_prefix, value_text
+
+
+def _clean_name(text: str) -> str:
+    text = EMAIL_RE.sub(" ", text)
+    text = TITLE_RE.sub(" ", text)
+    text = re.sub(r"^\s*(?:name|firma|company|nom|naam)\s*:\s*", "", text, flags=re.I)
+    return " ".join(text.split()).strip(" ,:;-|")
+
+
+def customer_zone(lines: list[TextLine]) -> set[tuple[int, int, int]]:
+    """(page, line, x-bucket) of text in blocks introduced by customer labels."""
+    zone = set()
+    for line, label in section_starts(lines, "customer"):
+        zone.add((line.page, line.index, int(label.bbox[0] // 40)))
+        for other, _, box in block_below(lines, line, label.bbox[0]):
+            zone.add((other.page, other.index, int(box[0] // 40)))
+    return zone
+
+
+_NOT_NAME_RE = re.compile(r"^\W*(?:nummer|number|nr|no|globale|ansprechpartner|kontakt|contact|telefon|tel|phone"
+                          r"|attn|e-?mail|ust|vat|steuer)\b", re.I)
+
+
+def _party(lines: list[TextLine], line: TextLine, label: LabelHit) -> tuple[str, TextLine, float] | None:
+    """The name in a party block (seller/buyer): right of its label, or the first name line
+    below it; a "Name:" row wins, with the indented line above it when the name wraps."""
+    rest = _clean_name(line.text[label.end:region_end(line, label)])
+    if _plausible_name(rest) and not _NOT_NAME_RE.match(rest) and not find_labels(rest, line):
+        return rest, line, line.span_bbox(label.end + 1, label.end + 2)[0]
+    block = block_below(lines, line, label.bbox[0], max_lines=6)
+    plain = None
+    for position, (other, text, box) in enumerate(block):
+        value, x0 = strip_label_prefix(other, 0, text)
+        name = _clean_name(value)
+        if x0 is not None and re.match(r"\s*(?:name|firma|company)", text, re.I) and _plausible_name(name):
+            above = [ln for ln in lines if ln.page == other.page and 0 < other.bbox[1] - ln.bbox[1] < 2.2 * other.height
+                     and ln.bbox[1] > line.bbox[1] and abs(ln.bbox[0] - x0) < 5 and not ln.labels]
+            if above:
+                name = f"{_clean_name(above[-1].text)} {name}"
+            return name, other, x0
+        if plain is None and _plausible_name(name) and not _NOT_NAME_RE.match(text) and position < 2:
+            plain = (name, other, box[0])
+    return plain
+
+
+def find_customer(lines: list[TextLine]) -> tuple[str, TextLine] | None:
+    for line, label in section_starts(lines, "customer"):
+        found = _party(lines, line, label)
+        if found:
+            return found[0], found[1]
+    return None
+
+
+def _plausible_name(text: str) -> bool:
+    letters = sum(ch.isalpha() for ch in text)
+    digits = sum(ch.isdigit() for ch in text)
+    return letters >= 2 and digits <= letters / 3 and not EMAIL_RE.search(text) and len(text) <= 80
+
+
+def _vendor_candidates(lines: list[TextLine], customer_zone: set) -> list[tuple[float, str, TextLine, float]]:
+    """(score, name, line, value x0) of possible vendor names."""
+    first_page = [ln for ln in lines if ln.page == lines[0].page] if lines else []
+    heights = sorted(ln.height for ln in first_page) or [1.0]
+    median_h = heights[len(heights) // 2]
+    out = []
+    for line, label in section_starts(lines, "vendor"):
+        found = _party(lines, line, label)
+        if found:
+            out.append((4.5 + (0.5 if COMPANY_RE.search(found[0]) else 0), found[0], found[1], found[2], None))
+    for line in lines:
+        top = line.bbox[1] < 0.3 * line.page_height and line.page == lines[0].page
+        for s, e, box in split_cells(line):
+            raw = line.text[s:e]
+            if (line.page, line.index, int(box[0] // 40)) in customer_zone:
+                continue
+            if any(lb.end <= s and not line.text[lb.end:s].strip(" :#") for lb in line.labels):
+                continue  # the value of a label ("Währung: EUR"), not a name
+            company = COMPANY_RE.search(raw)
+            if not top and not company:
+                continue
+            name, bonus, address = _name_from_cell(raw)
+            if not _plausible_name(name) or URL_RE.fullmatch(name):
+                continue
+            labels = find_labels(name, line)
+            if any(lb.kind not in ("invoice_number",) for lb in labels) and not company:
+                continue
+            score = bonus + (2.0 if company else 0.0)
+            if top:
+                score += 1.0 + min((box[3] - box[1]) / median_h, 2.5) - 2.0 * line.bbox[1] / line.page_height
+            else:
+                score -= 0.5
+            if re.search(r"\d", name):
+                score -= 0.7
+            out.append((score, name, line, box[0] + _lead_offset(line, s, raw, name), address))
+    out.sort(key=lambda c: -c[0])
+    return out
+
+
+def _lead_offset(line: TextLine, start: int, raw: str, name: str) -> float:
+    pos = raw.find(name.split()[0]) if name else 0
+    return line.span_bbox(start + max(pos, 0), start + max(pos, 0) + 1)[0] - line.span_bbox(start, start + 1)[0]
+
+
+def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
+    """(name, bonus, address) from a cell; a DIN sender line "Name - Street - City" gives its
+    first part as the name and the parts up to the postcode as the address."""
+    parts = [p.strip() for p in re.split(r"\s[-–|•]\s", raw) if p.strip()]
+    if len(parts) >= 2 and any(POSTCODE_RE.search(p) for p in parts[1:]):
+        address = []
+        for part in parts[1:]:
+            address.append(part)
+            if POSTCODE_RE.search(part):
+                break
+        return _clean_name(parts[0]), 1.0, ", ".join(address)
+    sold = re.search(r"(?:sold|provided|issued)\s+by\s*:?\s*(.+)$", raw, re.I)
+    if sold:
+        return _clean_name(sold.group(1)), 1.5, None
+    company = COMPANY_RE.search(raw)
+    if company and len(raw) > 60:
+        head = raw[:company.end()]
+        head = re.split(r"[:;]|\s[-–]\s|\b(?:by|von|par|door)\b", head)[-1]
+        return _clean_name(head), 0.0, None
+    name = re.sub(r"\s*\(\s*[\w-]*\d[\w-]*\s*\)\s*$", "", raw)  # a registration number after the name
+    return _clean_name(name), 0.0, None
+
+
+def find_vendor(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLine, float, str | None] | None:
+    cands = _vendor_candidates(lines, customer_zone)
+    if not cands:
+        return None
+    score, name, line, x0, address = cands[0]
+    return name, line, x0, address
+
+
+def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLine] | None:
+    best = None
+    for line in lines:
+        for label in line.labels:
+            if label.kind != "vendor_tax_id":
+                continue
+            for rank, (text, src, _) in enumerate(value_text(lines, line, label)):
+                value = _tax_id_from(text)
+                if value:
+                    in_customer = (src.page, src.index, int(label.bbox[0] // 40)) in customer_zone
+                    score = label.weight - 0.3 * rank - (2 if in_customer else 0) + (1 if VAT_RE.search(value) else 0)
+                    if best is None or score > best[0]:
+                        best = (score, value, src)
+                    break
+    if best is None:
+        for line in lines:
+            if any(lb.kind == "customer_tax_id" for lb in line.labels):
+                continue
+            match = VAT_RE.search(line.text)
+            if match:
+                return match.group(0).strip(), line
+    return (best[1], best[2]) if best else None
+
+
+def _tax_id_from(text: str) -> str | None:
+    text = text.strip(" :#.-")
+    match = VAT_RE.search(text)
+    if match and match.start() < 3:
+        return match.group(0).strip()
+    match = re.match(r"([A-Z]{0,3}[\s-]?\d[\dA-Z][\dA-Z .\-/]{4,18}[\dA-Z])", text)
+    if match and sum(ch.isdigit() for ch in match.group(1)) >= 6:
+        return re.split(r"\s{2,}|\s(?=[A-Z][a-z])", match.group(1))[0].strip()
+    return None
+
+
+def find_email(lines: list[TextLine], customer_zone: set, vendor: str | None) -> tuple[str, TextLine] | None:
+    best = None
+    vendor_key = re.sub(r"\W", "", (vendor or "").lower())[:6]
+    for line in lines:
+        for match in EMAIL_RE.finditer(line.text):
+            box = line.span_bbox(match.start(), match.end())
+            score = 0.0
+            if (line.page, line.index, int(box[0] // 40)) in customer_zone:
+                score -= 3
+            if any(lb.kind == "customer" for lb in line.labels) or re.search(r"contact|abonn|client|kunde|klant",
+                                                                                line.text, re.I):
+                score -= 1
+            domain = match.group(0).split("@")[1].lower()
+            if vendor_key and vendor_key[:4] in domain.replace("-", ""):
+                score += 2
+            if best is None or score > best[0]:
+                best = (score, match.group(0).strip("."), line)
+    return (best[1], best[2]) if best and best[0] > -1 else None
