@@ -12,8 +12,9 @@ from aiohttp_apigami import setup_aiohttp_apispec
 
 from api.auth import auth_middleware
 from api.errors import error_middleware
-from api.keys import DB, ON_ENQUEUED, QUEUE_READY, SETTINGS
-from api.routes import credits, invoices
+from api.keys import BILLING, DB, ON_ENQUEUED, QUEUE_READY, SETTINGS
+from api.routes import credits, invoices, webhooks
+from appliance.billing import Billing
 from appliance.db import Database
 from appliance.settings import Settings
 
@@ -29,6 +30,7 @@ def make_app(db: Database, settings: Settings, *, queue_ready: Callable[[], bool
     app[SETTINGS] = settings
     app[QUEUE_READY] = queue_ready
     app[ON_ENQUEUED] = on_enqueued
+    app[BILLING] = Billing(db, settings)
     app.add_routes(credits.routes)
     app.add_routes(invoices.routes)
     setup_aiohttp_apispec(
@@ -43,4 +45,10 @@ def make_app(db: Database, settings: Settings, *, queue_ready: Callable[[], bool
             "type": "apiKey", "in": "header", "name": "Authorization",
             "description": "Tenant API key as `Bearer <API_KEY>` (spec section 5)"}}},
     )
+    app.add_routes(webhooks.routes)  # after the spec is built: Stripe's contract, not the tenant API
+    app.on_cleanup.append(_close_billing)
     return app
+
+
+async def _close_billing(app: web.Application) -> None:
+    await app[BILLING].close()

@@ -10,10 +10,16 @@ ERROR_TEXT = {
     402: "Insufficient credits",
     404: "Not found for the tenant of the API key",
     413: "File too large (MAX_FILE_SIZE_MB, or OCR_MAX_UPLOAD_MB)",
+    502: "The payment processor answered with an error; nothing applied, safe to retry",
     503: "Extraction queue unavailable; credits refunded (Retry-After header)",
 }
+PAYMENT_503 = "The payment processor is not configured or cannot be reached; nothing applied"
 
 
-def errors(*codes: int) -> dict:
-    """OpenAPI ``responses`` entries for the given error codes, each with the error body."""
-    return {code: {"schema": ErrorSchema, "description": ERROR_TEXT[code]} for code in codes}
+def errors(*codes: int, **overrides: str) -> dict:
+    """OpenAPI ``responses`` entries for the given error codes, each with the error body.
+
+    ``overrides`` replace a description: ``errors(503, d503="...")``.
+    """
+    return {code: {"schema": ErrorSchema, "description": overrides.get(f"d{code}", ERROR_TEXT[code])}
+            for code in codes}

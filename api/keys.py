@@ -5,12 +5,14 @@ from typing import Any, Callable
 
 from aiohttp import web
 
+from appliance.billing import Billing
 from appliance.db import Database
 from appliance.settings import Settings
 from appliance.tenants import Tenant
 
 DB = web.AppKey("db", Database)
 SETTINGS = web.AppKey("settings", Settings)
+BILLING = web.AppKey("billing", Billing)
 QUEUE_READY = web.AppKey("queue_ready", Callable[[], bool])
 ON_ENQUEUED = web.AppKey("on_enqueued", Callable[[], Any])
 TENANT = web.RequestKey("tenant", Tenant)

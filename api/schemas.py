@@ -138,3 +138,37 @@ UPLOAD_BODY = {
 VENDOR_QUERY = {"in": "query", "name": "vendorId", "required": False,
                 "schema": {"type": "string", "format": "uuid"},
                 "description": "Optional vendor UUID (may instead be a form field)"}
+
+
+class PackageSchema(Schema):
+    """Credit package (spec 2.2)."""
+
+    id = fields.UUID(required=True)
+    name = fields.String(required=True)
+    credits = fields.Number(required=True)
+    priceCents = fields.Number(required=True)
+    currency = fields.String(required=True, metadata={"description": "Lower-case ISO 4217 code"})
+
+
+class CheckoutRequestSchema(Schema):
+    packageId = fields.UUID(required=True)
+
+
+class CheckoutSessionSchema(Schema):
+    """Checkout session (spec 2.3)."""
+
+    url = fields.String(required=True)
+    sessionId = fields.String(required=True)
+
+
+class ConfirmRequestSchema(Schema):
+    sessionId = fields.String(required=True)
+
+
+class ConfirmResultSchema(Schema):
+    """Confirm result (spec 2.4)."""
+
+    applied = fields.Boolean(required=True)
+    credits = fields.Number(required=True)
+    balance = fields.Number(required=True)
+    creditCostPerInvoice = fields.Number(required=True)

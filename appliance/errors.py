@@ -63,3 +63,24 @@ class QueueUnavailable(ApplianceError):
 
     status = 503
     exit_code = 75
+
+
+class PaymentNotConfigured(ApplianceError):
+    """No Stripe secret key (or webhook secret) configured (spec 4.3, 4.4: 503)."""
+
+    status = 503
+    exit_code = 78
+
+
+class PaymentProcessorUnavailable(ApplianceError):
+    """Stripe could not be reached or timed out; nothing was applied, safe to retry."""
+
+    status = 503
+    exit_code = 75
+
+
+class PaymentProcessorError(ApplianceError):
+    """Stripe answered with a server error; nothing was applied, safe to retry."""
+
+    status = 502
+    exit_code = 75

@@ -95,6 +95,43 @@ def initial(db: Database) -> None:
     )
 
 
+@migrations(name="0002_billing")
+def billing(db: Database) -> None:
+    db.executescript(
+        """
+        CREATE TABLE packages (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            credits INTEGER NOT NULL CHECK (credits > 0),
+            price_cents INTEGER NOT NULL CHECK (price_cents > 0),
+            currency TEXT NOT NULL,
+            active INTEGER NOT NULL DEFAULT 1,
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE purchases (
+            id TEXT PRIMARY KEY,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            package_id TEXT NOT NULL REFERENCES packages(id),
+            session_id TEXT NOT NULL UNIQUE,
+            credits INTEGER NOT NULL,
+            price_cents INTEGER NOT NULL,
+            currency TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('open', 'applied')),
+            applied_by TEXT,
+            created_at TEXT NOT NULL,
+            applied_at TEXT
+        );
+        CREATE INDEX purchases_tenant ON purchases(tenant_id);
+        CREATE TABLE stripe_events (
+            id TEXT PRIMARY KEY,
+            type TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            received_at TEXT NOT NULL
+        );
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 

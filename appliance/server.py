@@ -15,6 +15,7 @@ from pathlib import Path
 from aiohttp import web
 
 from api.app import make_app
+from appliance.billing import sync_packages
 from appliance.db import Database
 from appliance.dispatcher import Dispatcher, model_config
 from appliance.errors import ConfigError
@@ -79,6 +80,7 @@ async def serve(settings: Settings, host: str, port: int, ready: asyncio.Event |
     if removed:
         log.info("removed %d partial upload(s) left by a crash", removed)
     db = await Database(settings.db_path).open()
+    await sync_packages(db, settings)
     stop = stop or asyncio.Event()
     try:
         log.info("loading models and starting the %s pool (%d workers)", settings.pool.backend, settings.pool.workers)

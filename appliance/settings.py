@@ -32,9 +32,39 @@ class LimitSettings:
 
 
 @dataclass(frozen=True)
+class PackageSetting:
+    """A credit package offered for purchase (spec 2.2); priced at the platform rate."""
+
+    name: str
+    credits: int
+    active: bool = True
+
+
+DEFAULT_PACKAGES = (
+    PackageSetting("Starter", 100),
+    PackageSetting("Business", 1000),
+    PackageSetting("Enterprise", 10000),
+)
+
+
+@dataclass(frozen=True)
 class CreditSettings:
     cost_per_invoice: int = 1
     demo_tenant_credits: int = 100
+    price_per_credit_cents: int = 10
+    currency: str = "eur"
+    packages: tuple[PackageSetting, ...] = DEFAULT_PACKAGES
+
+
+@dataclass(frozen=True)
+class StripeSettings:
+    secret_key: str = ""
+    webhook_secret: str = ""
+    api_base: str = ""
+    success_url: str = "http://127.0.0.1:8080/billing/success?session_id={CHECKOUT_SESSION_ID}"
+    cancel_url: str = "http://127.0.0.1:8080/billing/cancel"
+    max_network_retries: int = 2
+    timeout_seconds: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -93,6 +123,7 @@ class Settings:
     server: ServerSettings = field(default_factory=ServerSettings)
     limits: LimitSettings = field(default_factory=LimitSettings)
     credits: CreditSettings = field(default_factory=CreditSettings)
+    stripe: StripeSettings = field(default_factory=StripeSettings)
     ocr: OcrSettings = field(default_factory=OcrSettings)
     llm: LlmSettings = field(default_factory=LlmSettings)
     queue: QueueSettings = field(default_factory=QueueSettings)
@@ -118,7 +149,12 @@ SPEC_ENV_NAMES = {  # spec section 8 names, kept as they are (DESIGN.md)
     "OCR_MAX_UPLOAD_MB": ("limits", "OCR_MAX_UPLOAD_MB"),
     "OCR_MAX_PDF_PAGES": ("limits", "OCR_MAX_PDF_PAGES"),
     "OCR_LANG": ("ocr", "OCR_LANG"),
+    # Stripe's own conventional names (issue 3); secrets are never printed.
+    "STRIPE_SECRET_KEY": ("stripe", "secret_key"),
+    "STRIPE_WEBHOOK_SECRET": ("stripe", "webhook_secret"),
+    "STRIPE_API_BASE": ("stripe", "api_base"),
 }
+SECRETS = {("stripe", "secret_key"), ("stripe", "webhook_secret")}
 
 
 def _convert(value: str, like: Any, where: str) -> Any:
@@ -157,8 +193,32 @@ def _apply_file(values: dict[str, dict[str, Any]], raw: dict[str, Any], path: Pa
         for sub, sub_value in value.items():
             if sub not in known:
                 raise ConfigError(f"{path}: unknown setting {key}.{sub}")
+            if (key, sub) == ("credits", "packages"):
+                sub_value = _packages(sub_value, path)
             values[key][sub] = sub_value
     return data_dir
+
+
+def _packages(raw: Any, path: Path) -> tuple[PackageSetting, ...]:
+    """``[[credits.packages]]`` tables into PackageSettings; ConfigError names what is wrong."""
+    if not isinstance(raw, list):
+        raise ConfigError(f"{path}: credits.packages must be a list of [[credits.packages]] tables")
+    packages = []
+    for index, table in enumerate(raw):
+        where = f"{path}: credits.packages[{index}]"
+        if not isinstance(table, dict) or set(table) - {"name", "credits", "active"}:
+            raise ConfigError(f"{where}: only name, credits and active are allowed")
+        name, credits, active = table.get("name"), table.get("credits"), table.get("active", True)
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"{where}: name must be a non-empty string")
+        if not isinstance(credits, int) or isinstance(credits, bool) or credits < 1:
+            raise ConfigError(f"{where}: credits must be a positive integer")
+        if not isinstance(active, bool):
+            raise ConfigError(f"{where}: active must be true or false")
+        packages.append(PackageSetting(name.strip(), credits, active))
+    if len({p.name for p in packages}) != len(packages):
+        raise ConfigError(f"{path}: credits.packages names must be unique")
+    return tuple(packages)
 
 
 def _apply_env(values: dict[str, dict[str, Any]], env: dict[str, str]) -> None:
@@ -169,6 +229,8 @@ def _apply_env(values: dict[str, dict[str, Any]], env: dict[str, str]) -> None:
             values[section][key] = _convert(env[name], defaults[section][key], name)
     for section, keys in defaults.items():
         for key, default in keys.items():
+            if not isinstance(default, (str, int, float, bool)):
+                continue  # lists (credits.packages) are set in the file only
             name = f"APPLIANCE_{section}_{key}".upper()
             if name in env:
                 values[section][key] = _convert(env[name], default, name)
@@ -229,3 +291,8 @@ def validate(settings: Settings) -> None:
         raise ConfigError("pool.backend must be \"ray\" or \"inline\"")
     if settings.credits.cost_per_invoice < 0:
         raise ConfigError("credits.cost_per_invoice cannot be negative")
+    if settings.credits.price_per_credit_cents < 1:
+        raise ConfigError("credits.price_per_credit_cents must be at least 1")
+    currency = settings.credits.currency
+    if len(currency) != 3 or not currency.isalpha() or currency != currency.lower():
+        raise ConfigError("credits.currency must be a lower-case ISO 4217 code such as \"eur\"")

@@ -12,6 +12,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from api.app import make_app
+from appliance.billing import sync_packages
 from appliance.db import Database
 from appliance.server import prepare_data_dir, running_pipeline
 from appliance.settings import Settings, load_settings
@@ -119,6 +120,7 @@ async def harness_factory(tmp_path: Path):
     async def start(settings: Settings) -> Harness:
         prepare_data_dir(settings)
         db = await Database(settings.db_path).open()
+        await sync_packages(db, settings)
         pipeline = running_pipeline(settings, db)
         pool, dispatcher = await pipeline.__aenter__()
         harness = Harness(client=None, db=db, settings=settings)  # type: ignore[arg-type]

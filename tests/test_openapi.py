@@ -7,6 +7,9 @@ from tests.docs import INVOICE_LINES, text_pdf
 
 EXPECTED = {
     ("get", "/api/v1/credits/balance"): ("getBalance", {"200", "401"}),
+    ("get", "/api/v1/credits/packages"): ("listPackages", {"200", "401"}),
+    ("post", "/api/v1/credits/checkout"): ("checkout", {"200", "400", "401", "404", "502", "503"}),
+    ("post", "/api/v1/credits/checkout/confirm"): ("confirmCheckout", {"200", "400", "401", "404", "502", "503"}),
     ("post", "/api/v1/invoices/upload/init"): ("prepareUpload", {"202", "401"}),
     ("post", "/api/v1/invoices/upload/{invoiceId}/file"): ("attachFile", {"202", "400", "401", "402", "404", "413", "503"}),
     ("post", "/api/v1/invoices/upload"): ("uploadSingle", {"202", "400", "401", "402", "404", "413", "503"}),
@@ -29,7 +32,8 @@ async def test_document_lists_every_operation(harness):
             assert operation["security"] == [{"api-key": []}]
     assert found == EXPECTED
     schemas = document["components"]["schemas"]
-    for name in ("Balance", "PreparedUpload", "UploadAccepted", "InvoiceSummary", "Invoice", "InvoiceData",
+    for name in ("Package", "CheckoutRequest", "CheckoutSession", "ConfirmRequest", "ConfirmResult",
+                 "Balance", "PreparedUpload", "UploadAccepted", "InvoiceSummary", "Invoice", "InvoiceData",
                  "LineItem", "Error"):
         assert name in schemas, name
     upload = document["paths"]["/api/v1/invoices/upload"]["post"]
@@ -37,6 +41,7 @@ async def test_document_lists_every_operation(harness):
     assert body["properties"]["file"] == {"type": "string", "format": "binary",
                                           "description": "PDF, JPG, JPEG or PNG (decided by content, not by name)"}
     assert "formData" not in str(document)  # invalid in OpenAPI 3
+    assert "/webhooks/stripe" not in document["paths"]  # Stripe's contract, not the tenant API
 
 
 async def test_swagger_ui_is_served_offline(harness):
