@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from pipeline.document import DocumentText
 from pipeline.parsers import detect_currency, find_dates, guess_dayfirst, parse_amount, parse_date
 from pipeline.rules_layout import TextLine, annotate, build_lines
-from pipeline.rules_amounts import AMOUNT_FIELDS, amount_candidates, choose_amounts
+from pipeline.rules_amounts import (
+    AMOUNT_FIELDS, amount_candidates, choose_amounts, is_credit_note, unsign_credit_note,
+)
 from pipeline.rules_header import find_currency, find_date_fields, find_invoice_number, find_terms
 from pipeline.rules_parties import customer_zone, find_customer, find_email, find_tax_id, find_vendor
 from pipeline.rules_address import find_address
@@ -56,6 +58,7 @@ def extract_rules(doc: DocumentText) -> RulesResult:
     annotate(lines, dayfirst, loose)
 
     def put(name: str, value, line: TextLine | None) -> None:
+        """Record one field value with the evidence of the line it came from."""
         if value is None or value == "":
             return
         result.fields[name] = value
@@ -90,4 +93,6 @@ def extract_rules(doc: DocumentText) -> RulesResult:
                 value = abs(value)
             put(name, value, cand.line)
     result.line_items = find_line_items(lines)
+    if is_credit_note(lines):
+        unsign_credit_note(result.fields, result.line_items)
     return result

@@ -24,6 +24,8 @@ TOL = 0.011  # totals printed with 2 decimals may differ by a rounding cent
 
 @dataclass
 class Cand:
+    """A candidate value for a field: its score, source line and reading order."""
+
     value: object
     score: float
     line: TextLine
@@ -31,6 +33,7 @@ class Cand:
 
 
 def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
+    """Amount candidates per field: amounts right of an amount label, else just below it."""
     kinds = set(AMOUNT_FIELDS) | {"rounding"}
     cands: dict[str, list[Cand]] = {k: [] for k in kinds}
     for line in lines:
@@ -63,6 +66,7 @@ def _other_text_right(line: TextLine, label: LabelHit, end: int) -> bool:
 
 
 def _amount_quality(amount: AmountMatch) -> float:
+    """A small bonus for amounts printed like money (decimals, a currency mark)."""
     return (0.3 if amount.decimals else -0.6) + (0.2 if amount.currency else 0.0)
 
 
@@ -121,6 +125,7 @@ def choose_amounts(cands: dict[str, list[Cand]], lines: list[TextLine]) -> dict[
 
 
 def _arithmetic_bonus(chosen: dict[str, Cand | None]) -> float:
+    """How well a choice of amounts adds up (subtotal - discount + tax + charges = total)."""
     value = {k: (float(c.value) if c is not None else None) for k, c in chosen.items()}
     total, sub = value["total_amount"], value["subtotal"]
     if total is None or sub is None:
@@ -139,6 +144,7 @@ def _arithmetic_bonus(chosen: dict[str, Cand | None]) -> float:
 
 
 def _choose_paid_balance(best: dict[str, Cand], top: dict[str, list[Cand]]) -> None:
+    """Paid and balance amounts: the pair that makes total - paid = balance, if any."""
     total = best.get("total_amount")
     paid = top["paid_amount"][0] if top["paid_amount"] else None
     balances = top["balance_amount"]
@@ -170,3 +176,29 @@ def _fallback_total(lines: list[TextLine]) -> Cand | None:
         return None
     value, line = max(pool, key=lambda p: p[0])
     return Cand(value, 0.5, line)
+
+
+_CREDIT_NOTE_RE = re.compile(r"(?<![a-z])(?:credit\s*note|credit\s*memo|avoir|gutschrift|creditnota|creditfactuur"
+                             r"|nota\s+de\s+cr[ée]dito|note\s+de\s+cr[ée]dit|红字|贷项)(?![a-z])", re.I)
+
+
+def is_credit_note(lines: list[TextLine]) -> bool:
+    """Whether the document calls itself a credit note in its first lines (title, not body text)."""
+    first_page = lines[0].page if lines else 1
+    head = [line for line in lines if line.page == first_page and line.bbox[1] < 0.4 * line.page_height]
+    return any(_CREDIT_NOTE_RE.search(line.text) and len(line.text) < 60 for line in head)
+
+
+def unsign_credit_note(fields: dict, items: list[dict]) -> None:
+    """A credit note states what is credited: amounts printed negative become positive, as in the
+    e-invoice (EN 16931 credit note, type 381). Corrected invoices keep their signs."""
+    total = fields.get("total_amount")
+    if not isinstance(total, float) or total >= 0:
+        return
+    for name in AMOUNT_FIELDS:
+        if isinstance(fields.get(name), float):
+            fields[name] = abs(fields[name])
+    for item in items:
+        for key in ("line_total", "unit_price"):
+            if isinstance(item.get(key), float):
+                item[key] = abs(item[key])

@@ -9,10 +9,13 @@ import re
 
 from pipeline.parsers import detect_currency, find_dates
 from pipeline.rules_labels import ID_TOKEN_RE, PHONE_RE
-from pipeline.rules_layout import TextLine, below_lines, in_sentence, position_penalty, section_starts, value_text
+from pipeline.rules_layout import (
+    TextLine, below_lines, in_sentence, position_penalty, section_starts, value_text,
+)
 
 
 def _id_from(text: str) -> str | None:
+    """An id (invoice number) at the start of ``text``: the first token with a digit."""
     text = re.sub(r"^\s*(?:\(\d+\)|[:#.\-]|n[°o]\.?|nr\.?|no\.?|number|nummer)\s*", "", text, flags=re.I)
     text = re.sub(r"^\s*(?:\(\d+\)|[:#.\-]|n[°o]\.?|nr\.?|no\.?)\s*", "", text, flags=re.I)
     tokens = text.split()
@@ -34,6 +37,7 @@ def _id_from(text: str) -> str | None:
 
 
 def find_invoice_number(lines: list[TextLine]) -> tuple[str, TextLine] | None:
+    """The invoice number: the best id next to an invoice-number label."""
     best = None
     for line in lines:
         for label in line.labels:
@@ -51,6 +55,7 @@ def find_invoice_number(lines: list[TextLine]) -> tuple[str, TextLine] | None:
 
 
 def find_date_fields(lines: list[TextLine]) -> dict[str, tuple[str, TextLine]]:
+    """Invoice and due dates next to their labels; the first unlabelled date as the invoice date."""
     scored: dict[str, tuple[float, str, TextLine]] = {}
     labelled: set[tuple[int, int, int]] = set()
     for line in lines:
@@ -69,6 +74,10 @@ def find_date_fields(lines: list[TextLine]) -> dict[str, tuple[str, TextLine]]:
                     scored[label.kind] = (score, date.iso, src)
                 break
     out = {k: (v[1], v[2]) for k, v in scored.items() if k != "other_date"}
+    if "due_date" not in out:
+        found = _due_date_in_terms(lines)
+        if found:
+            out["due_date"] = found
     if "invoice_date" not in out:
         for line in lines:
             if PHONE_RE.search(line.text):
@@ -80,7 +89,23 @@ def find_date_fields(lines: list[TextLine]) -> dict[str, tuple[str, TextLine]]:
     return out
 
 
+_PAY_BY_RE = re.compile(r"(?<![a-z])(?:zahlbar|payable|pay|due|netto|net|f[äa]llig|payer|payable|betalen|te\s+voldoen"
+                        r"|pagar|pagadero)(?![a-z])[^.;]{0,60}?(?<![a-z])(?:bis(?:\s+(?:zum|spätestens))?|by|until"
+                        r"|before|on|am|le|avant|voor|uiterlijk|antes\s+del?|hasta)(?![a-z])\s*:?\s*$", re.I)
+
+
+def _due_date_in_terms(lines: list[TextLine]) -> tuple[str, TextLine] | None:
+    """A due date stated in a sentence: "Zahlbar innerhalb 30 Tagen netto bis 04.04.2018",
+    "payable by 1 May 2024", "à payer avant le ..." (the first date that such words lead to)."""
+    for line in lines:
+        for date in line.dates:
+            if _PAY_BY_RE.search(line.text[max(0, date.start - 80):date.start]):
+                return date.iso, line
+    return None
+
+
 def find_terms(lines: list[TextLine]) -> tuple[str, TextLine] | None:
+    """The payment terms: the text right of a terms label, or the paragraph below it."""
     for line, label in section_starts(lines, "payment_terms"):
         rest = line.text[label.end:].strip(" :")
         if len(rest) >= 3:
@@ -89,11 +114,28 @@ def find_terms(lines: list[TextLine]) -> tuple[str, TextLine] | None:
             if len(below.text) < 60 and not re.search(r"\d", below.text) and \
                     all(w[:1].isupper() for w in below.text.split()) and len(below.text.split()) <= 5:
                 continue  # a header row of a terms table
-            return below.text.strip(), below
+            return _paragraph(lines, below), below
     return None
 
 
+def _paragraph(lines: list[TextLine], first: TextLine, limit: int = 10) -> str:
+    """The text of ``first`` and the lines that continue its paragraph: close below it, starting
+    near its left edge, up to a "Label:" row or ``limit`` lines."""
+    parts, last = [first.text.strip()], first
+    for other in lines:
+        if other.page != first.page or other.bbox[1] <= last.bbox[1] + 0.5 * last.height:
+            continue
+        if other.bbox[1] - last.bbox[3] > 2.0 * last.height or abs(other.bbox[0] - first.bbox[0]) > 25:
+            break
+        if re.match(r"[^:]{1,40}:(?!\d)", other.text) or len(parts) >= limit:
+            break  # a "Label: value" row of the next field
+        parts.append(other.text.strip())
+        last = other
+    return " ".join(parts)
+
+
 def find_currency(lines: list[TextLine]) -> tuple[str, TextLine] | None:
+    """The document currency from codes, symbols and words, with the first line that shows it."""
     text = "\n".join(line.text for line in lines)
     code = detect_currency(text)
     if not code:

@@ -74,6 +74,7 @@ LABELS: list[tuple[str, float, str]] = [
     ("invoice_date", 2.0, rf"(?<![a-z])(?:date|datum|fecha|data|tarikh|dale|dated)(?![a-z])|日\s*期|วันที่|(?<![a-z])vom(?![a-z])"
                           rf"|(?<=\d)\s+du(?![a-z])"),
     ("due_date", 3.0, rf"due{S}date|date{S}due|payment{S}due|pay{S}by|due(?:{S}on)?(?![a-z])|f[äa]lligkeitsdatum|f[äa]llig{S}am"
+                      rf"|f[äa]lligkeit(?![a-z])"
                       rf"|zahlungsziel|zahlbar{S}bis|vervaldatum|vervaldag|date{S}d.[ée]ch[ée]ance|[ée]ch[ée]ance"
                       rf"|date{S}limite{S}de{S}paiement|fecha{S}de{S}vencimiento|vencimiento|到期日|付款期限"
                       rf"|ครบกำหนดชำระ|วันครบกำหนด"),
@@ -127,7 +128,12 @@ URL_RE = re.compile(r"\b(?:https?://|www\.)\S+|\b\S+\.(?:com|de|fr|nl|net|org|my
 PHONE_RE = re.compile(r"(?:tel|phone|fax|telefon|t\.|f\.)\W*[+\d(]", re.I)
 
 
-POSTCODE_RE = re.compile(r"(?:^|[\s,])(?:[A-Z]{1,2}[- ]?)?\d{4,6}(?:-\d{4})?\s*,?\s*[A-Za-zÀ-ÿ]{2,}|"
+# Street words: "1242 chemin de l'olive" and "4557 De Silva St" start with a house number, not a postcode.
+STREET_WORDS = (r"st|street|rd|road|ave|avenue|blvd|boulevard|lane|ln|drive|dr|way|place|pl|court|ct|highway|hwy"
+                r"|rue|chemin|all[ée]e|impasse|quai|jalan|jln|lorong|lrg|persiaran|lebuh|stra(?:ss|ß)e|str|weg|gasse"
+                r"|platz|laan|straat|plein|gracht|calle|avenida|via|viale|piazza")
+POSTCODE_RE = re.compile(r"(?:^|[\s,])(?:[A-Z]{1,2}[- ]?)?\d{4,6}(?:-\d{4})?\s*,?\s*"
+                         rf"(?![A-Za-zÀ-ÿ .'-]*(?<![A-Za-zÀ-ÿ])(?i:{STREET_WORDS})(?![A-Za-zÀ-ÿ]))[A-ZÀ-Ý][A-Za-zÀ-ÿ]+|"
                           r"\b\d{4}\s?[A-Z]{2}\b|[A-Za-z]+,?\s+[A-Z]{2}\s+\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b")
 
 
@@ -138,3 +144,10 @@ VAT_RE = re.compile(r"\b(?:ATU\d{8}|BE\s?0?\d{3}[.\s]?\d{3}[.\s]?\d{3}|DE\s?\d{3
 
 
 ID_TOKEN_RE = re.compile(r"#?[A-Za-z0-9][A-Za-z0-9/_\-.]*[A-Za-z0-9]|\d")
+# A country on its own line ends an address; e-invoices keep it in a separate country code.
+COUNTRY_RE = re.compile(
+    r"^\W*(?:germany|deutschland|france|frankreich|nederland|netherlands|the\s+netherlands|holland|belgi(?:um|que|ë)"
+    r"|luxemb(?:o|ou)rg|[öo]sterreich|austria|schweiz|suisse|switzerland|espa[ñn]a|spain|italia|italy|portugal"
+    r"|danmark|denmark|sverige|sweden|norge|norway|polska|poland|ireland|united\s+kingdom|uk|great\s+britain"
+    r"|united\s+states(?:\s+of\s+america)?|usa|u\.s\.a\.|canada|australia|india|china|singapore|thailand"
+    r"|malaysia)\W*$", re.I)

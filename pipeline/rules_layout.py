@@ -18,6 +18,8 @@ from pipeline.rules_labels import LABEL_RES
 
 @dataclass
 class LabelHit:
+    """A label found on a line: its kind, weight, character span and box."""
+
     kind: str
     weight: float
     start: int
@@ -27,6 +29,8 @@ class LabelHit:
 
 @dataclass
 class TextLine:
+    """A page line with word spans (character offsets and boxes) and the labels, amounts, dates on it."""
+
     page: int
     index: int
     text: str
@@ -41,18 +45,22 @@ class TextLine:
 
     @property
     def height(self) -> float:
+        """The median word height of the line (at least 1)."""
         heights = sorted(b[3] - b[1] for _, _, b in self.spans) or [self.bbox[3] - self.bbox[1]]
         return max(heights[len(heights) // 2], 1.0)
 
     def span_bbox(self, start: int, end: int) -> tuple:
+        """The box of the words covering characters ``start:end``."""
         boxes = [b for s, e, b in self.spans if s < end and e > start] or [self.bbox]
         return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
     def evidence(self) -> dict:
+        """The evidence record of this line: page, box and text."""
         return {"page": self.page, "bbox": [round(v, 1) for v in self.bbox], "text": self.text}
 
 
 def build_lines(doc: DocumentText) -> list[TextLine]:
+    """The lines of all pages as TextLines, words joined by single spaces."""
     lines = []
     for page in doc.pages:
         for index, line in enumerate(page.lines):
@@ -75,6 +83,7 @@ def build_lines(doc: DocumentText) -> list[TextLine]:
 
 
 def find_labels(text: str, line: TextLine) -> list[LabelHit]:
+    """The labels in ``text``, left to right; a longer match wins over a shorter one at the same place."""
     found = []
     for kind, weight, pattern in LABEL_RES:
         for match in pattern.finditer(text):
@@ -92,6 +101,7 @@ def find_labels(text: str, line: TextLine) -> list[LabelHit]:
 
 
 def annotate(lines: list[TextLine], dayfirst: bool, loose_dates: bool) -> None:
+    """Find the labels, dates and amounts (amounts not inside dates) of every line."""
     for line in lines:
         line.labels = find_labels(line.text, line)
         line.dates = find_dates(line.text, dayfirst, loose=loose_dates)
@@ -124,6 +134,7 @@ def below_lines(lines: list[TextLine], line: TextLine, box: tuple, depth: int = 
 
 
 def overlaps_box(line: TextLine, start: int, end: int, box: tuple, slack: float = 0.0) -> bool:
+    """Whether the characters ``start:end`` of ``line`` overlap ``box`` horizontally."""
     b = line.span_bbox(start, end)
     return b[0] <= box[2] + slack and b[2] >= box[0] - slack
 
@@ -149,6 +160,7 @@ def value_text(lines: list[TextLine], line: TextLine, label: LabelHit) -> list[t
 
 
 def in_sentence(line: TextLine, label: LabelHit) -> bool:
+    """Whether the label stands after many words (inside a sentence rather than a cell)."""
     return len(re.sub(r"[\W\d_]", "", line.text[:label.start])) > 25
 
 
@@ -174,13 +186,14 @@ def block_below(lines: list[TextLine], line: TextLine, x0: float, max_lines: int
     for other in lines:
         if other.page != line.page or other.bbox[1] <= last.bbox[1] + 0.3 * last.height:
             continue
-        if other.bbox[1] - last.bbox[3] > 1.8 * max(last.height, other.height):
-            break
+        if other.bbox[1] - last.bbox[3] > (3.0 if last is line else 1.8) * max(last.height, other.height):
+            break  # a heading may stand a little apart from its block
         cells = split_cells(other)
         cell = next((c for c in cells if abs(c[2][0] - x0) <= max(12, 2 * other.height)), None)
         if cell is None:
-            if all(c[2][0] > x0 for c in cells):
-                continue  # indented text of the block (a value column further right)
+            if all(c[2][0] > x0 or c[2][2] < x0 - 5 for c in cells):
+                last = other  # indented text of the block, or of another column: the block goes on
+                continue
             break
         following = [c for c in cells if c[0] > cell[0]]
         if other.text[cell[0]:cell[1]].rstrip().endswith(":") and following:
@@ -194,6 +207,7 @@ def block_below(lines: list[TextLine], line: TextLine, x0: float, max_lines: int
 
 
 def strip_label_prefix(line: TextLine, start: int, text: str) -> tuple[str, float | None]:
+    """``text`` without a leading "Name:"/"Address:" label, and the x where the value starts."""
     match = re.match(r"\s*(?:name|anschrift|address|adresse|adres|firma|company)\s*:\s*", text, re.I)
     if not match:
         return text, None
@@ -202,6 +216,7 @@ def strip_label_prefix(line: TextLine, start: int, text: str) -> tuple[str, floa
 
 
 def section_starts(lines: list[TextLine], kind: str) -> list[tuple[TextLine, LabelHit]]:
+    """Every (line, label) with a label of ``kind``."""
     return [(line, label) for line in lines for label in line.labels if label.kind == kind]
 
 
@@ -211,4 +226,5 @@ def position_penalty(line: TextLine) -> float:
 
 
 def reading_order(line: TextLine) -> float:
+    """A sort key: page, then y."""
     return line.page * 10000 + line.bbox[1]

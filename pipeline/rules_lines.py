@@ -27,10 +27,15 @@ _COL_RES = {k: re.compile(rf"(?<![a-z])(?:{v})(?![a-z])", re.I) for k, v in _COL
 
 
 _STOP_RE = re.compile(r"(?<![a-z])(?:sub\s*-?\s*total|total|totaal|summe|gesamt|montant\s*total|total\s*ht|subtotaal"
-                      r"|zwischensumme|合\s*计|รวม|exclusief|tax\s*summary|gst\s*summary|umsatzsteuer)", re.I)
+                      r"|zwischensumme|合\s*计|รวม|exclusief|tax\s*summary|gst\s*summary|umsatzsteuer"
+                      r"|(?:prices|prijzen|preise|prix)\s+(?:are\s+|zijn\s+|sind\s+)?(?:incl|inkl|inclusief|including))", re.I)
+
+
+_SUBTOTAL_RE = re.compile(r"(?<![a-z])(?:sub\s*-?\s*total|subtotaal|zwischensumme|sous[\s-]*total|小\s*计)", re.I)
 
 
 def _header_columns(line: TextLine) -> dict[str, tuple] | None:
+    """The column boxes of a table header row, or None when ``line`` is no header."""
     cols = {}
     for kind, pattern in _COL_RES.items():
         for match in pattern.finditer(line.text):
@@ -43,6 +48,7 @@ def _header_columns(line: TextLine) -> dict[str, tuple] | None:
 
 
 def find_line_items(lines: list[TextLine]) -> list[dict]:
+    """Line items of every table found by its header row, numbered from 1."""
     items: list[dict] = []
     index = 0
     while index < len(lines):
@@ -60,45 +66,103 @@ def find_line_items(lines: list[TextLine]) -> list[dict]:
 
 
 def _table_rows(lines: list[TextLine], start: int, header: TextLine) -> tuple[list[list[TextLine]], int]:
-    """Group lines under a header into rows: a row is a line with an amount at the right plus
-    the amount-free lines that follow it (continuation of the description)."""
+    """Group the lines under a header into rows; returns the rows and the index where the table ends.
+
+    A row is a line with letters and an amount in the right quarter of the table, or a line with
+    letters whose amount sits alone on the line below (two-line rows of e-invoice renderings).
+    A subtotal row that equals the sum of the rows above it closes a section, not the table.
+    """
     rows: list[list[TextLine]] = []
-    index = start
-    last_y = header.bbox[3]
+    section, index, last_y = 0, start, header.bbox[3]
     while index < len(lines):
         line = lines[index]
-        if line.page != header.page or _header_columns(line):
+        if line.page != header.page or _header_columns(line) or line.bbox[1] - last_y > 10 * header.height:
             break
-        if _STOP_RE.search(line.text[:40]) and rows or line.bbox[1] - last_y > 8 * header.height:
-            break
-        right_amount = [a for a in line.amounts if line.span_bbox(a.start, a.end)[2] > header.bbox[2] - 0.25
-                        * (header.bbox[2] - header.bbox[0]) and a.decimals]
-        if right_amount and len(re.sub(r"[\W\d_]", "", line.text)) >= 2:
-            rows.append([line])
-        elif right_amount and rows and len(rows[-1]) == 1 and not _row_has_total(rows[-1][0], header):
-            rows[-1].append(line)  # the amount printed on the line below the description
-        last_y = line.bbox[3]
+        if _STOP_RE.search(line.text[:40]) and rows:
+            right = _right_amounts(line, header)
+            section_sum = sum(_row_total(row, header) for row in rows[section:])
+            if not (right and _SUBTOTAL_RE.search(line.text) and abs(right[-1].value - section_sum) < 0.011):
+                break
+            section, index, last_y = len(rows), index + 1, line.bbox[3]
+            continue
+        nxt = lines[index + 1] if index + 1 < len(lines) else None
+        row = _row_at(line, nxt, header, rows)
+        if row:
+            rows.append(row)
+            index += len(row) == 2
+        last_y = lines[index].bbox[3]
         index += 1
     return rows, index
 
 
+def _row_at(line: TextLine, nxt: TextLine | None, header: TextLine, rows: list) -> list | None:
+    """The row that starts at ``line``: [line], or [line, nxt] when the amounts of ``line`` lack
+    the line total and ``nxt``, right below, holds it (a wrapped row); [] when ``line`` only
+    completes the previous row (appended there); None when ``line`` is no row."""
+    right = _right_amounts(line, header)
+    if not right and line.amounts and _letters(line) >= 2 and nxt is not None and nxt.page == line.page \
+            and _right_amounts(nxt, header) and nxt.bbox[1] - line.bbox[3] < 1.5 * line.height:
+        return [line, nxt]
+    if right and _letters(line) >= 2:
+        return [line]
+    if right and rows and len(rows[-1]) == 1 and not _row_has_total(rows[-1][0], header):
+        rows[-1].append(line)  # the amount printed on the line below the description
+        return []
+    return None
+
+
+def _right_amounts(line: TextLine, header: TextLine) -> list:
+    """Amounts with decimals printed in the right quarter of the table (the line-total column)."""
+    edge = header.bbox[2] - 0.25 * (header.bbox[2] - header.bbox[0])
+    return [a for a in line.amounts if a.decimals and line.span_bbox(a.start, a.end)[2] > edge]
+
+
+def _row_total(row: list[TextLine], header: TextLine) -> float:
+    """The rightmost amount of a row (its line total), 0 when none."""
+    amounts = [(line.span_bbox(a.start, a.end)[2], a.value) for line in row for a in _right_amounts(line, header)]
+    return max(amounts)[1] if amounts else 0.0
+
+
+def _letters(line: TextLine) -> int:
+    """How many letters a line has (digits, punctuation and spaces not counted)."""
+    return len(re.sub(r"[\W\d_]", "", line.text))
+
+
 def _row_has_total(line: TextLine, header: TextLine) -> bool:
+    """Whether a row line has an amount at the right edge of the table."""
     return any(line.span_bbox(a.start, a.end)[2] > header.bbox[2] - 15 for a in line.amounts if a.decimals)
 
 
+ITEM_KEYS = ("description", "line_no", "sku", "quantity", "unit", "unit_price", "discount", "tax", "line_total")
+
+
 def _parse_row(row: list[TextLine], cols: dict[str, tuple], header: TextLine) -> dict | None:
-    first = row[0]
-    numbers = []
-    for line in row:
-        for amount in line.amounts:
-            numbers.append((line.span_bbox(amount.start, amount.end), amount, line))
+    """One line item from the lines of a row, read by the header's column positions."""
+    numbers = [(line.span_bbox(a.start, a.end), a, line) for line in row for a in line.amounts]
     if not numbers:
         return None
-    item = {k: None for k in ("description", "line_no", "sku", "quantity", "unit", "unit_price", "discount",
-                              "tax", "line_total")}
-    total_box, total_amt, _ = max(numbers, key=lambda n: (n[0][2], n[0][1]))
-    item["line_total"] = total_amt.value
-    used = {id(total_amt)}
+    item = dict.fromkeys(ITEM_KEYS)
+    total = max(numbers, key=lambda n: (n[0][2], n[0][1]))
+    item["line_total"] = total[1].value
+    _read_numeric_columns(item, numbers, cols, {id(total[1])})
+    rate = re.search(r"(\d{1,2}(?:[.,]\d{1,2})?)\s?%", " ".join(line.text for line in row))
+    if rate:
+        item["tax"] = float(rate.group(1).replace(",", "."))
+    limit = _description_limit(row[0], numbers, cols)
+    desc = " ".join(_left_text(line, limit) for line in row)
+    desc = re.sub(r"(?<!\S)\d{8,14}(?!\S)", " ", desc)  # GTIN / EAN codes printed in the article column
+    desc = re.sub(r"^\s*\d{1,3}\s+(?=\S)", "", desc)  # position number
+    item["sku"], desc = _split_sku(desc)
+    item["description"] = " ".join(desc.split()).strip(" -:") or None
+    if item["quantity"] is None and item["unit_price"] and item["line_total"]:
+        qty = item["line_total"] / item["unit_price"]
+        if abs(qty - round(qty)) < 1e-6 and 0 < qty < 10000:
+            item["quantity"] = float(round(qty))
+    return item if item["description"] else None
+
+
+def _read_numeric_columns(item: dict, numbers: list, cols: dict[str, tuple], used: set) -> None:
+    """Unit price and quantity: the unused number nearest to the centre of each header column."""
     for kind in ("unit_price", "quantity"):
         if kind not in cols:
             continue
@@ -108,27 +172,28 @@ def _parse_row(row: list[TextLine], cols: dict[str, tuple], header: TextLine) ->
             pick = min(near, key=lambda n: abs((n[0][0] + n[0][2]) / 2 - (col[0] + col[2]) / 2))
             item[kind] = pick[1].value
             used.add(id(pick[1]))
-    rate = re.search(r"(\d{1,2}(?:[.,]\d{1,2})?)\s?%", " ".join(line.text for line in row))
-    if rate:
-        item["tax"] = float(rate.group(1).replace(",", "."))
-    # Numbers inside a description ("16 GB") stay in it: the description column ends where
-    # the first numeric column of the header begins.
+
+
+def _description_limit(first: TextLine, numbers: list, cols: dict[str, tuple]) -> float:
+    """Where the description column ends: at the first numeric column of the header, so that
+    numbers inside a description ("16 GB") stay in it."""
     numeric_cols = [cols[k][0] for k in ("quantity", "unit_price", "line_total", "tax") if k in cols]
     limit = min(numeric_cols) - 5 if numeric_cols else first.bbox[2]
     if "description" in cols and cols["description"][0] >= limit:
         limit = first.bbox[2]
     first_num_x = min((n[0][0] for n in numbers if n[2] is first), default=first.bbox[2])
-    limit = max(limit, min(first_num_x, limit)) if numeric_cols else first_num_x
-    ends = [e for s, e, b in first.spans if b[2] <= limit + 2]
-    desc = first.text[:max(ends)] if ends else ""
-    desc = re.sub(r"^\s*\d{1,3}\s+(?=\S)", "", desc)  # position number
-    sku = re.match(r"^\s*(\[[^\]]+\]|[A-Z0-9][A-Z0-9_\-/.]{2,}\d[A-Z0-9_\-/.]*)\s+", desc)
-    if sku and re.search(r"\d", sku.group(1)):
-        item["sku"] = sku.group(1).strip("[]").strip()
-        desc = desc[sku.end():]
-    item["description"] = " ".join(desc.split()).strip(" -:") or None
-    if item["quantity"] is None and item["unit_price"] and item["line_total"] and item["unit_price"]:
-        qty = item["line_total"] / item["unit_price"]
-        if abs(qty - round(qty)) < 1e-6 and 0 < qty < 10000:
-            item["quantity"] = float(round(qty))
-    return item if item["description"] else None
+    return max(limit, min(first_num_x, limit)) if numeric_cols else first_num_x
+
+
+def _left_text(line: TextLine, limit: float) -> str:
+    """The words of ``line`` that end left of ``limit``, up to the first word that does not."""
+    ends = [e for s, e, b in line.spans if b[2] <= limit + 2]
+    return line.text[:max(ends)] if ends else ""
+
+
+def _split_sku(desc: str) -> tuple[str | None, str]:
+    """An article code at the start of a description ("[FURN_7777] Chair", "KR3M Kunstrasen")."""
+    match = re.match(r"^\s*(\[[^\]]+\]|[A-Z0-9][A-Z0-9_\-/.]{2,})\s+(?=\S)", desc)
+    if match and re.search(r"\d", match.group(1)) and re.search(r"[a-zA-Z]", desc[match.end():]):
+        return match.group(1).strip("[]").strip(), desc[match.end():]
+    return None, desc

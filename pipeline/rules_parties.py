@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import re
 
-from pipeline.rules_labels import COMPANY_RE, EMAIL_RE, POSTCODE_RE, TITLE_RE, URL_RE, VAT_RE
-from pipeline.rules_layout import LabelHit, TextLine, block_below, find_labels, region_end, section_starts, split_cells, strip_label_prefix, value_text
+from pipeline.rules_labels import (
+    COMPANY_RE, COUNTRY_RE, EMAIL_RE, POSTCODE_RE, STREET_WORDS, TITLE_RE, URL_RE, VAT_RE,
+)
+from pipeline.rules_layout import (
+    LabelHit, TextLine, block_below, find_labels, region_end, section_starts, split_cells,
+    strip_label_prefix, value_text,
+)
 
 
 def _clean_name(text: str) -> str:
+    """A name without e-mail addresses, document titles and "Name:" prefixes."""
     text = EMAIL_RE.sub(" ", text)
     text = TITLE_RE.sub(" ", text)
     text = re.sub(r"^\s*(?:name|firma|company|nom|naam)\s*:\s*", "", text, flags=re.I)
@@ -30,8 +36,9 @@ def customer_zone(lines: list[TextLine]) -> set[tuple[int, int, int]]:
     return zone
 
 
+_ATTN_RE = re.compile(r"^\s*(?:attn|attention|z\.?\s?hd\.?|t\.\s?a\.\s?v\.?|à\s+l'attention\s+de)\s*[:.]?\s*", re.I)
 _NOT_NAME_RE = re.compile(r"^\W*(?:nummer|number|nr|no|globale|ansprechpartner|kontakt|contact|telefon|tel|phone"
-                          r"|attn|e-?mail|ust|vat|steuer)\b", re.I)
+                          r"|attn|e-?mail|ust|vat|steuer|address|adresse|adres|anschrift|details|information)\b", re.I)
 
 
 def _party(lines: list[TextLine], line: TextLine, label: LabelHit) -> tuple[str, TextLine, float] | None:
@@ -43,6 +50,7 @@ def _party(lines: list[TextLine], line: TextLine, label: LabelHit) -> tuple[str,
     block = block_below(lines, line, label.bbox[0], max_lines=6)
     plain = None
     for position, (other, text, box) in enumerate(block):
+        text = _ATTN_RE.sub("", text)
         value, x0 = strip_label_prefix(other, 0, text)
         name = _clean_name(value)
         if x0 is not None and re.match(r"\s*(?:name|firma|company)", text, re.I) and _plausible_name(name):
@@ -57,6 +65,7 @@ def _party(lines: list[TextLine], line: TextLine, label: LabelHit) -> tuple[str,
 
 
 def find_customer(lines: list[TextLine]) -> tuple[str, TextLine] | None:
+    """The customer name: the name in the first block introduced by a customer label."""
     for line, label in section_starts(lines, "customer"):
         found = _party(lines, line, label)
         if found:
@@ -65,6 +74,7 @@ def find_customer(lines: list[TextLine]) -> tuple[str, TextLine] | None:
 
 
 def _plausible_name(text: str) -> bool:
+    """Whether ``text`` can be a name: letters, few digits, no e-mail, not too long."""
     letters = sum(ch.isalpha() for ch in text)
     digits = sum(ch.isdigit() for ch in text)
     return letters >= 2 and digits <= letters / 3 and not EMAIL_RE.search(text) and len(text) <= 80
@@ -104,12 +114,14 @@ def _vendor_candidates(lines: list[TextLine], customer_zone: set) -> list[tuple[
                 score -= 0.5
             if re.search(r"\d", name):
                 score -= 0.7
+            score += _address_context(lines, line, box[0], name)
             out.append((score, name, line, box[0] + _lead_offset(line, s, raw, name), address))
     out.sort(key=lambda c: -c[0])
     return out
 
 
 def _lead_offset(line: TextLine, start: int, raw: str, name: str) -> float:
+    """How far right of the cell start the name begins (a title word before it)."""
     pos = raw.find(name.split()[0]) if name else 0
     return line.span_bbox(start + max(pos, 0), start + max(pos, 0) + 1)[0] - line.span_bbox(start, start + 1)[0]
 
@@ -138,6 +150,7 @@ def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
 
 
 def find_vendor(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLine, float, str | None] | None:
+    """The vendor name, its line, the x where it starts and an address found beside it."""
     cands = _vendor_candidates(lines, customer_zone)
     if not cands:
         return None
@@ -146,6 +159,7 @@ def find_vendor(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLin
 
 
 def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLine] | None:
+    """The vendor tax id: next to a tax-id label outside the customer block, else a VAT-shaped id."""
     best = None
     for line in lines:
         for label in line.labels:
@@ -170,6 +184,7 @@ def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLin
 
 
 def _tax_id_from(text: str) -> str | None:
+    """A tax id at the start of ``text``."""
     text = text.strip(" :#.-")
     match = VAT_RE.search(text)
     if match and match.start() < 3:
@@ -181,6 +196,7 @@ def _tax_id_from(text: str) -> str | None:
 
 
 def find_email(lines: list[TextLine], customer_zone: set, vendor: str | None) -> tuple[str, TextLine] | None:
+    """The vendor e-mail: outside the customer block, preferring the vendor's domain."""
     best = None
     vendor_key = re.sub(r"\W", "", (vendor or "").lower())[:6]
     for line in lines:
@@ -198,3 +214,24 @@ def find_email(lines: list[TextLine], customer_zone: set, vendor: str | None) ->
             if best is None or score > best[0]:
                 best = (score, match.group(0).strip("."), line)
     return (best[1], best[2]) if best and best[0] > -1 else None
+
+
+# A street line: "Musterstr. 12", "12 Main Street", "4557 De Silva St", "12, Jalan ...".
+_STREET_RE = re.compile(rf"(?<![A-Za-z])(?:{STREET_WORDS})(?![A-Za-z])\.?\s*\d"
+                        rf"|\d+[A-Za-z]?,?\s+(?:{STREET_WORDS})(?![A-Za-z])"
+                        rf"|^\W*\d+[A-Za-z]?\s+[^,\d]*?(?<![A-Za-z])(?:{STREET_WORDS})\.?(?:\s|,|$)"
+                        r"|^\W*(?:no\.?|lot)?\s*\d+[A-Za-z]?\s*,", re.I)
+
+
+def _address_context(lines: list[TextLine], line: TextLine, x0: float, name: str) -> float:
+    """A name heads an address block (a street right below it) and is no part of one (a country,
+    a street, or a locality right above a postcode line): a bonus or a penalty for vendor names."""
+    if COUNTRY_RE.match(name) or _STREET_RE.search(name) or POSTCODE_RE.search(name):
+        return -1.0
+    below = block_below(lines, line, x0, 1)
+    if not below:
+        return 0.0
+    text = below[0][1]
+    if _STREET_RE.search(text):
+        return 0.5
+    return -0.5 if POSTCODE_RE.search(text) else 0.0

@@ -162,3 +162,186 @@ def test_aws_invoice_pdf():
     assert fields["total_amount"] == 4.11
     assert fields["invoice_number"] == "42183017"
     assert fields["invoice_date"] == "2014-08-03"
+
+
+def test_row_with_total_on_the_next_line():
+    # e-invoice renderings print the line total below the description, next to a GTIN.
+    doc = make_doc(
+        make_line(40, (40, "Lieferant GmbH"), size=16),
+        make_line(200, (40, "Pos Beschreibung"), (250, "Nettopreis"), (330, "Menge"), (480, "Nettobetrag")),
+        make_line(215, (40, "1 Trennblätter A4"), (250, "9,9000"), (330, "20 Stk")),
+        make_line(224, (100, "4012345001235"), (480, "198,00")),
+        make_line(245, (40, "2 Joghurt Banane"), (250, "5,5000"), (330, "50 Stk")),
+        make_line(254, (100, "4000050986428"), (480, "275,00")),
+        make_line(300, (300, "Gesamtbetrag"), (480, "473,00")),
+    )
+    items = extract_rules(doc).line_items
+    assert [(i["description"], i["line_total"]) for i in items] == [("Trennblätter A4", 198.0), ("Joghurt Banane", 275.0)]
+    assert items[0]["unit_price"] == 9.9 and items[0]["quantity"] == 20
+
+
+def test_wrapped_row_joins_its_description():
+    doc = make_doc(
+        make_line(40, (40, "Versicherung AG"), size=16),
+        make_line(200, (40, "Pos Beschreibung"), (250, "Nettopreis"), (330, "Menge"), (480, "Nettobetrag")),
+        make_line(215, (40, "1 Haftpflicht SF25 Typkl. 18"), (250, "67,22"), (330, "1")),
+        make_line(224, (70, "Regio R9"), (480, "80,00")),
+    )
+    items = extract_rules(doc).line_items
+    assert [(i["description"], i["line_total"]) for i in items] == [("Haftpflicht SF25 Typkl. 18 Regio R9", 80.0)]
+
+
+def test_section_subtotal_does_not_end_the_table():
+    doc = make_doc(
+        make_line(40, (40, "Shop Inc."), size=16),
+        make_line(200, (40, "Description"), (300, "Qty"), (380, "Unit Price"), (480, "Amount")),
+        make_line(215, (40, "Chair"), (300, "1.00"), (380, "70.00"), (480, "70.00")),
+        make_line(230, (400, "Subtotal"), (480, "70.00")),
+        make_line(245, (40, "Truffles"), (300, "15.00"), (380, "10.00"), (480, "150.00")),
+        make_line(260, (400, "Subtotal"), (480, "150.00")),
+        make_line(275, (400, "Subtotal"), (480, "220.00")),
+        make_line(290, (400, "Tax 15%"), (480, "33.00")),
+        make_line(305, (400, "Total"), (480, "253.00")),
+    )
+    result = extract_rules(doc)
+    assert [i["description"] for i in result.line_items] == ["Chair", "Truffles"]
+    assert result.fields["total_amount"] == 253.0
+
+
+def test_line_stating_prices_include_vat_is_no_item():
+    doc = make_doc(
+        make_line(40, (40, "Winkel B.V."), size=16),
+        make_line(200, (40, "Omschrijving"), (300, "Prijs"), (380, "Aantal"), (480, "Bedrag")),
+        make_line(215, (40, "Onderhoudsset"), (300, "49,99"), (380, "1"), (480, "49,99")),
+        make_line(230, (40, "Prijzen zijn inclusief BTW"), (480, "49,99")),
+    )
+    assert [i["description"] for i in extract_rules(doc).line_items] == ["Onderhoudsset"]
+
+
+def test_credit_note_amounts_are_positive():
+    doc = make_doc(
+        make_line(40, (40, "Moulin SARL"), size=16),
+        make_line(95, (40, "Avoir AV-2017-0005"), size=14),
+        make_line(200, (40, "Description"), (300, "Quantité"), (380, "Prix"), (480, "Montant")),
+        make_line(215, (40, "Nougat"), (300, "5"), (380, "4,55 €"), (480, "-20,48 €")),
+        make_line(300, (380, "Total HT"), (480, "-20,48 €")),
+        make_line(315, (380, "TVA 20%"), (480, "-4,10 €")),
+        make_line(330, (380, "Total TTC"), (480, "-24,58 €")),
+    )
+    result = extract_rules(doc)
+    assert result.fields["total_amount"] == 24.58
+    assert result.fields["subtotal"] == 20.48
+    assert result.line_items[0]["line_total"] == 20.48
+
+
+def test_corrected_invoice_keeps_its_signs():
+    doc = make_doc(
+        make_line(40, (40, "Muster GmbH"), size=16),
+        make_line(95, (40, "Rechnungskorrektur Nr. RK-1"), size=14),
+        make_line(300, (380, "Nettobetrag"), (480, "-10,00 €")),
+        make_line(315, (380, "MwSt. 19%"), (480, "-1,90 €")),
+        make_line(330, (380, "Gesamtbetrag"), (480, "-11,90 €")),
+    )
+    assert extract_rules(doc).fields["total_amount"] == -11.9
+
+
+def test_labelled_address_in_seller_block():
+    doc = make_doc(
+        make_line(100, (70, "Verkäufer")),
+        make_line(118, (70, "Name:"), (262, "Verkehrsbetriebe GmbH")),
+        make_line(136, (70, "Ansprechpartner:"), (262, "Torti Mayer")),
+        make_line(154, (70, "Anschrift:"), (262, "Musterstraße 3")),
+        make_line(178, (262, "DE 12345 Berlin")),
+        make_line(196, (70, "Telefon: +493012345678")),
+        make_line(250, (70, "Käufer")),
+        make_line(268, (70, "Name:"), (262, "Kunde AG")),
+    )
+    fields = extract_rules(doc).fields
+    assert fields["vendor_name"] == "Verkehrsbetriebe GmbH"
+    assert fields["vendor_address"] == "Musterstraße 3, DE 12345 Berlin"
+    assert fields["customer_name"] == "Kunde AG"
+
+
+def test_house_number_is_no_postcode_and_country_ends_address():
+    from pipeline.rules_labels import POSTCODE_RE
+
+    assert not POSTCODE_RE.search("1242 chemin de l'olive")
+    assert not POSTCODE_RE.search("4557 De Silva St")
+    assert POSTCODE_RE.search("84340 Malaucène") and POSTCODE_RE.search("3012 CN Rotterdam")
+    doc = make_doc(
+        make_line(30, (40, "Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène - France")),
+        make_line(100, (40, "Facture FA-2017-0010"), size=14),
+    )
+    assert extract_rules(doc).fields["vendor_address"] == "1242 chemin de l'olive, 84340 Malaucène"
+    doc = make_doc(
+        make_line(48, (40, "FACTUUR."), (400, "Coolblue B.V."), size=14),
+        make_line(63, (400, "Weena 664")),
+        make_line(66, (40, "Dat betaal ik zelf wel.")),
+        make_line(76, (400, "3012 CN Rotterdam")),
+        make_line(90, (400, "Nederland")),
+    )
+    assert extract_rules(doc).fields["vendor_address"] == "Weena 664, 3012 CN Rotterdam"
+
+
+def test_vendor_name_heads_an_address_block():
+    doc = make_doc(
+        make_line(30, (420, "Global Wholesaler")),
+        make_line(48, (30, "Azure Interior")),
+        make_line(63, (30, "4557 De Silva St")),
+        make_line(78, (30, "Fremont CA 94538")),
+        make_line(94, (30, "United States")),
+    )
+    fields = extract_rules(doc).fields
+    assert fields["vendor_name"] == "Azure Interior"
+    assert fields["vendor_address"] == "4557 De Silva St, Fremont CA 94538"
+
+
+def test_due_date_in_payment_sentence():
+    doc = make_doc(
+        make_line(40, (40, "Lieferant GmbH"), size=16),
+        make_line(80, (40, "Rechnungsdatum: 05.03.2018")),
+        make_line(600, (40, "Zahlbar innerhalb 30 Tagen netto bis 04.04.2018, 3% Skonto innerhalb 10 Tagen bis")),
+        make_line(612, (40, "15.03.2018.")),
+    )
+    fields = extract_rules(doc).fields
+    assert fields["invoice_date"] == "2018-03-05"
+    assert fields["due_date"] == "2018-04-04"
+
+
+def test_payment_terms_paragraph():
+    doc = make_doc(
+        make_line(40, (40, "Muster GmbH"), size=16),
+        make_line(400, (40, "Zahlungsbedingungen")),
+        make_line(420, (40, "Einen zu zahlenden Beitrag überweisen Sie bitte auf folgende Bankverbindung:")),
+        make_line(429, (40, "IBAN DE75123456780000001234, BIC WELADED1MST.")),
+        make_line(438, (40, "Beitragsgutschriften erstatten wir per Scheck.")),
+        make_line(460, (40, "Zahlungsart: Überweisung")),
+    )
+    assert extract_rules(doc).fields["payment_terms"] == (
+        "Einen zu zahlenden Beitrag überweisen Sie bitte auf folgende Bankverbindung: "
+        "IBAN DE75123456780000001234, BIC WELADED1MST. Beitragsgutschriften erstatten wir per Scheck.")
+
+
+def test_label_remainder_is_no_customer_name():
+    doc = make_doc(
+        make_line(40, (40, "Cloud Services LLC"), size=16),
+        make_line(140, (40, "Bill to Address:")),
+        make_line(152, (40, "ATTN: iViveLabs Limited"), (300, "TOTAL AMOUNT DUE $4.11")),
+        make_line(166, (40, "93B Sai Yu Chung")),
+    )
+    assert extract_rules(doc).fields["customer_name"] == "iViveLabs Limited"
+
+
+def test_name_row_with_wrapped_line_above():
+    doc = make_doc(
+        make_line(160, (70, "Verkäufer")),
+        make_line(178, (70, "Nummer:"), (262, "549910")),
+        make_line(196, (262, "MVM Musterhafter")),
+        make_line(208, (70, "Name:"), (262, "Versicherungsverein a.G.")),
+        make_line(320, (70, "Käufer")),
+        make_line(338, (262, "Herrn")),
+        make_line(350, (70, "Name:"), (262, "Max Mustermann")),
+    )
+    fields = extract_rules(doc).fields
+    assert fields["vendor_name"] == "MVM Musterhafter Versicherungsverein a.G."
+    assert fields["customer_name"] == "Herrn Max Mustermann"
