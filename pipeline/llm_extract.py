@@ -38,12 +38,15 @@ AMOUNT_FIELDS = frozenset(key for key, (kind, _, _) in FIELDS.items() if kind ==
 AMOUNT_PATTERN = r"^-?[0-9]{1,3}([.,' ]?[0-9]{3}){0,4}([.,][0-9]{1,2})?$"
 # What a value of these fields must look like to be worth keeping (searched, not matched).
 _SHAPES = {
-    "invoice_number": r"\d",
+    # 3-40 characters of an identifier with a digit: "1" or an address line glued by OCR is not one
+    "invoice_number": r"^(?=.*\d)[^\W_][\w/.#-]{2,39}$",
     "invoice_date": r"\d",
     "due_date": r"\d",
     "vendor_tax_id": r"\d",
     "vendor_email": r"^[^@\s]+@[^@\s]+\.\w+$",
 }
+
+_NAME_FIELDS = {"vendor_name", "customer_name"}
 
 # Characters of document text in the prompt (~3 characters per token): enough for the header
 # block of an invoice, and prompt evaluation costs time on a 2-thread CPU.
@@ -190,7 +193,15 @@ def _is_real_string(value: str, key: str, squashed_text: str) -> bool:
         return False
     if key in _SHAPES and not re.search(_SHAPES[key], value):
         return False
+    if key in _NAME_FIELDS and not _looks_like_name(value):
+        return False
     return _squash(value) in squashed_text
+
+
+def _looks_like_name(value: str) -> bool:
+    """A party name has at least three letters and more letters than digits ("165.00" is not one)."""
+    letters = sum(ch.isalpha() for ch in value)
+    return letters >= 3 and letters > sum(ch.isdigit() for ch in value)
 
 
 def _is_number(value: object) -> bool:

@@ -12,6 +12,7 @@ from models.registry import load_llm, load_ocr
 from pipeline import normalise
 from pipeline.context import JobContext, ModelConfig
 from pipeline.document import DocumentText
+from pipeline.einvoice import EInvoiceError, compare_with_print, read_einvoice
 from pipeline.llm_extract import llm_fill
 from pipeline.result import ExtractionResult, TemporaryError
 from pipeline.rules import extract_rules
@@ -103,6 +104,14 @@ class Extractor:
         media_type = sniff(data[:1024])
         if media_type is None:
             return ExtractionResult(None, "failed", processing_error="Unsupported file type")
+        note = None
+        if media_type == PDF and not ctx.visual_only:
+            try:
+                tier0 = self.einvoice(data, timings)
+            except EInvoiceError as exc:  # unreadable XML: the print still has the invoice
+                tier0, note = None, f"embedded e-invoice XML unreadable ({exc})"
+            if tier0 is not None:
+                return tier0
         started = time.perf_counter()
         try:
             doc = self.read_text(ctx, data, media_type)
@@ -112,9 +121,33 @@ class Extractor:
         if not doc.text.strip():
             return ExtractionResult(None, "failed", processing_error="No text could be read from the document",
                                     ocr_confidence=doc.ocr_confidence, timings=timings)
-        return self.structure(doc, timings)
+        return self.structure(doc, timings, note)
 
-    def structure(self, doc: DocumentText, timings: dict[str, float]) -> ExtractionResult:
+    def einvoice(self, data: bytes, timings: dict[str, float]) -> ExtractionResult | None:
+        """Tier 0: a PDF with embedded CII/UBL XML is read from the XML, exactly, with no OCR and
+        no LLM; the visible text layer is read too, and each key field where the print disagrees
+        with the XML becomes a validation error. None when the PDF embeds no invoice XML."""
+        started = time.perf_counter()
+        found = read_einvoice(data)
+        if found is None:
+            return None
+        doc = pdf_text(data, _no_ocr, max_ocr_pages=0)  # the print's text layer only: never OCR here
+        printed = extract_rules(doc).fields if doc.text.strip() else {}
+        data_out = normalise.data(found.fields, found.line_items, doc.text)
+        errors = validate(data_out) + compare_with_print(found.fields, printed)
+        timings["einvoice"] = round(time.perf_counter() - started, 3)
+        profile = f", profile {found.profile}" if found.profile else ""
+        return ExtractionResult(
+            data=data_out,
+            processing_status="needs_review" if errors else "completed",
+            validation_errors=errors,
+            extraction_tier=0,
+            extraction_provider=f"einvoice-{found.syntax.lower()}",
+            routing_reason=f"embedded e-invoice XML {found.xml_name or ''} ({found.syntax}{profile})",
+            timings=timings,
+        )
+
+    def structure(self, doc: DocumentText, timings: dict[str, float], note: str | None = None) -> ExtractionResult:
         """Tier 2: layout rules, then the LLM for what they leave open, then normalise and validate."""
         started = time.perf_counter()
         found = extract_rules(doc)
@@ -136,7 +169,7 @@ class Extractor:
         data = normalise.data(fields, found.line_items, doc.text)
         errors = validate(data)
         sources = sorted({page.source for page in doc.pages})
-        reason = f"no e-invoice XML, no vendor template; text from {'+'.join(sources)}"
+        reason = f"{note or 'no e-invoice XML'}, no vendor template; text from {'+'.join(sources)}"
         if doc.skipped_pages:
             reason += f"; {doc.skipped_pages} page(s) over OCR_MAX_PDF_PAGES skipped"
         if doc.ocr_engine:
@@ -151,6 +184,10 @@ class Extractor:
             routing_reason=reason,
             timings=timings,
         )
+
+
+def _no_ocr():
+    raise AssertionError("max_ocr_pages=0 never asks for an OCR engine")
 
 
 def local_extract(models: ModelConfig) -> Callable[[JobContext, bytes], dict[str, Any]]:

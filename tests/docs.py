@@ -77,3 +77,44 @@ INVOICE_LINES = [
     "VAT 19% 19.00",
     "Total EUR 119.00",
 ]
+
+
+MINIMAL_CII = """<?xml version="1.0" encoding="UTF-8"?>
+<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
+  xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100"
+  xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100">
+ <rsm:ExchangedDocumentContext><ram:GuidelineSpecifiedDocumentContextParameter>
+  <ram:ID>urn:cen.eu:en16931:2017</ram:ID></ram:GuidelineSpecifiedDocumentContextParameter></rsm:ExchangedDocumentContext>
+ <rsm:ExchangedDocument><ram:ID>INV-2024-001</ram:ID><ram:TypeCode>380</ram:TypeCode>
+  <ram:IssueDateTime><udt:DateTimeString format="102">20240305</udt:DateTimeString></ram:IssueDateTime></rsm:ExchangedDocument>
+ <rsm:SupplyChainTradeTransaction>
+  <ram:ApplicableHeaderTradeAgreement><ram:SellerTradeParty><ram:Name>ACME Tools GmbH</ram:Name>
+   </ram:SellerTradeParty><ram:BuyerTradeParty><ram:Name>Kunde AG</ram:Name></ram:BuyerTradeParty>
+  </ram:ApplicableHeaderTradeAgreement>
+  <ram:ApplicableHeaderTradeSettlement><ram:InvoiceCurrencyCode>EUR</ram:InvoiceCurrencyCode>
+   <ram:SpecifiedTradeSettlementHeaderMonetarySummation>
+    <ram:LineTotalAmount>100.00</ram:LineTotalAmount><ram:TaxBasisTotalAmount>100.00</ram:TaxBasisTotalAmount>
+    <ram:TaxTotalAmount currencyID="EUR">{tax}</ram:TaxTotalAmount><ram:GrandTotalAmount>{total}</ram:GrandTotalAmount>
+    <ram:DuePayableAmount>{total}</ram:DuePayableAmount>
+   </ram:SpecifiedTradeSettlementHeaderMonetarySummation>
+  </ram:ApplicableHeaderTradeSettlement>
+ </rsm:SupplyChainTradeTransaction>
+</rsm:CrossIndustryInvoice>
+"""
+
+
+def hybrid_pdf(printed_total: str = "119.00", xml_total: str = "119.00") -> bytes:
+    """A hybrid e-invoice: a text-layer PDF (INVOICE_LINES, total as given) embedding factur-x.xml."""
+    import pypdfium2 as pdfium
+
+    lines = [line if not line.startswith("Total") else f"Total EUR {printed_total}" for line in INVOICE_LINES]
+    lines = [line for line in lines if not line.startswith(("Hammer", "Saw", "Description"))]
+    tax = f"{float(xml_total) - 100:.2f}"
+    pdf = pdfium.PdfDocument(text_pdf(lines))
+    try:
+        pdf.new_attachment("factur-x.xml").set_data(MINIMAL_CII.format(total=xml_total, tax=tax).encode())
+        out = io.BytesIO()
+        pdf.save(out)
+        return out.getvalue()
+    finally:
+        pdf.close()

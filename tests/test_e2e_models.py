@@ -48,3 +48,23 @@ def test_scanned_receipt_through_extract_on_ray(tmp_path):
     assert record["data"]["invoice_date"] == truth["invoice_date"]
     assert record["ocrConfidence"] is not None and 0.5 < record["ocrConfidence"] <= 1
     assert record["extractionProvider"].startswith("rapidocr")
+
+
+def test_e_invoice_is_read_from_its_xml_without_ocr_or_llm(tmp_path):
+    """Tier 0 through the batch path: exact fields and lines, no OCR engine or model needed."""
+    config = write_config(tmp_path, {"ocr": {"engine": "tests.fake_ocr:CrashOcr"},
+                                     "llm": {"backend": "tests.fakes:CrashLLM"},
+                                     "pool": {"backend": "inline", "workers": 1}})
+    pdf = DATASETS / "zugferd-corpus" / "EN16931_Einfach.pdf"
+    truth = json.loads(pdf.with_suffix(".json").read_text())
+    result = cli(config, "extract", str(pdf))
+    assert result.returncode == 0, result.stderr[-3000:]
+    record = json.loads(result.stdout.strip().splitlines()[-1])
+    assert record["extractionTier"] == 0 and record["extractionProvider"] == "einvoice-cii"
+    assert record["processingStatus"] == "completed", record["validationErrors"]
+    for key in ("invoice_number", "invoice_date", "vendor_name", "vendor_tax_id", "currency", "total_amount",
+                "tax_amount", "balance_amount"):
+        assert record["data"][key] == truth[key], key
+    assert [line["line_total"] for line in record["data"]["line_items"]] == \
+        [line["line_total"] for line in truth["line_items"]]
+    assert "Rechnung" in record["data"]["raw_text"]  # the print's text is kept too

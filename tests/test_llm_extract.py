@@ -204,3 +204,21 @@ def test_missing_model_file_is_a_clear_error(tmp_path):
 
     with pytest.raises(FileNotFoundError, match="llm.model_path"):
         LlamaCppBackend(model_path=str(tmp_path / "absent.gguf"))
+
+
+@pytest.mark.parametrize("key, value", [
+    ("customer_name", "1"),                                  # a number is not a party
+    ("customer_name", "165.00"),
+    ("vendor_name", "No 12"),
+    ("invoice_number", "1"),                                 # too short to be an invoice number
+    ("invoice_number", "10T1851-A&1851-BJALANKPB6 X"),       # an OCR-glued address line
+])
+def test_answers_of_the_wrong_shape_are_dropped(key, value):
+    text = f"RECEIPT\n{value}\nTOTAL 165.00\n10T1851-A&1851-BJALANKPB6 X"
+    assert llm_fill(text, [key], EchoLLM(answers={key: value})) == {}
+
+
+def test_answers_of_the_right_shape_are_kept():
+    text = "Invoice 3180303\nHWA HARDWARE TRADING\nTOTAL 165.00"
+    answers = {"invoice_number": "3180303", "vendor_name": "HWA HARDWARE TRADING"}
+    assert llm_fill(text, list(answers), EchoLLM(answers=answers)) == answers

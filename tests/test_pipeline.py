@@ -99,3 +99,18 @@ def test_ocr_lang_mapping_and_unknown_engines():
         load_ocr("nonesuch")
     with pytest.raises(UnknownBackend, match="cannot load"):
         load_ocr("tests.fake_ocr:Missing")
+
+
+def test_hybrid_e_invoice_whose_print_disagrees_needs_review():
+    """A PDF whose embedded CII says 119.00 while its print says 120.00 (tests/docs.py makes it)."""
+    from tests.docs import hybrid_pdf
+
+    result = Extractor(FAKES).run(JobContext("x", PDF), hybrid_pdf(printed_total="120.00", xml_total="119.00"))
+    assert result.extraction_tier == 0 and result.data["total_amount"] == 119.0
+    assert result.processing_status == "needs_review"
+    assert any("total_amount" in e and "120.00" in e for e in result.validation_errors)
+    agree = Extractor(FAKES).run(JobContext("x", PDF), hybrid_pdf(printed_total="119.00", xml_total="119.00"))
+    assert agree.processing_status == "completed", agree.validation_errors
+    visual = Extractor(FAKES).run(JobContext("x", PDF, visual_only=True),
+                                  hybrid_pdf(printed_total="119.00", xml_total="119.00"))
+    assert visual.extraction_tier == 2  # visual-only ignores the XML
