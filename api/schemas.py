@@ -100,6 +100,18 @@ class VendorRefSchema(Schema):
     vendorName = fields.String(required=True)
 
 
+class EvidenceSchema(Schema):
+    """Where a field of ``data`` came from (beyond the spec): page (1-based), box in the page's
+    pixels or PDF points (x0, y0, x1, y1, top-left origin), the text read there, a calibrated
+    confidence in [0, 1], and the source: einvoice, template, rules, llm or human."""
+
+    page = fields.Integer(allow_none=True)
+    bbox = fields.List(fields.Number(), allow_none=True)
+    text = fields.String(allow_none=True)
+    confidence = fields.Number(required=True)
+    source = fields.String(required=True, validate=validate.OneOf(["einvoice", "template", "rules", "llm", "human"]))
+
+
 class InvoiceSchema(Schema):
     """Invoice JSON response (spec 2.8). The three platform-admin fields are never in tenant responses."""
 
@@ -113,6 +125,10 @@ class InvoiceSchema(Schema):
     validationErrors = fields.List(fields.String(), required=True)
     processingError = fields.String(allow_none=True, required=True)
     isDuplicate = fields.Boolean(required=True)
+    duplicateOf = fields.UUID(allow_none=True, required=True,
+                              metadata={"description": "The earlier invoice this one duplicates (beyond the spec)"})
+    evidence = fields.Dict(keys=fields.String(), values=fields.Nested(EvidenceSchema), required=True,
+                           metadata={"description": "Per filled field of data (beyond the spec)"})
     vendor = fields.Nested(VendorRefSchema, allow_none=True, required=True)
     createdAt = fields.DateTime(required=True)
     updatedAt = fields.DateTime(required=True)

@@ -101,6 +101,19 @@ def tenant_create(settings: Settings, name: str, credits: int, as_json: bool) ->
         click.echo(json.dumps({"tenantId": created.id, "apiKey": key}))
 
 
+@tenant.command("update")
+@click.argument("tenant_id")
+@click.option("--company-name", default=None, help="the tenant's own company name")
+@click.option("--tax-id", default=None, help="the tenant's own VAT or tax id")
+@click.pass_obj
+def tenant_update(settings: Settings, tenant_id: str, company_name: str | None, tax_id: str | None) -> None:
+    """Set the tenant's own company: invoices it issued come back with direction "receivable"."""
+    from appliance.tenants import update_tenant
+
+    _run(_with_db(settings, lambda db: update_tenant(db, tenant_id, company_name=company_name, tax_id=tax_id)))
+    click.echo(f"tenant {tenant_id} updated")
+
+
 @main.group()
 def key() -> None:
     """API keys: one active key per tenant."""
@@ -158,13 +171,44 @@ def vendor() -> None:
 @vendor.command("add")
 @click.argument("tenant_id")
 @click.option("--name", required=True)
-@click.option("--tax-id", default=None)
+@click.option("--tax-id", default=None, help="VAT or tax id; matches invoices to this vendor")
+@click.option("--template", "template_path", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+              default=None, help="an invoice2data YAML template for this vendor's invoices (tier 1)")
 @click.pass_obj
-def vendor_add(settings: Settings, tenant_id: str, name: str, tax_id: str | None) -> None:
-    """Create a vendor and print its id."""
-    from appliance.tenants import create_vendor
+def vendor_add(settings: Settings, tenant_id: str, name: str, tax_id: str | None, template_path: Path | None) -> None:
+    """Create a vendor and print its id (clients pass it as vendorId)."""
+    from appliance.vendors import create_vendor
 
-    click.echo(_run(_with_db(settings, lambda db: create_vendor(db, tenant_id, name, tax_id))))
+    template = template_path.read_text() if template_path else None
+    click.echo(_run(_with_db(settings, lambda db: create_vendor(db, tenant_id, name, tax_id, template))))
+
+
+@vendor.command("list")
+@click.argument("tenant_id")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def vendor_list(settings: Settings, tenant_id: str, as_json: bool) -> None:
+    """The tenant's vendors: id, name, tax id, template, invoices seen."""
+    from appliance.vendors import list_vendors
+
+    rows = _run(_with_db(settings, lambda db: list_vendors(db, tenant_id)))
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for row in rows:
+        click.echo(f"{row['id']}  {row['name']}  tax_id={row['tax_id'] or '-'}  "
+                   f"template={row['template_name'] or '-'}  invoices={row['invoices']}")
+
+
+@vendor.command("show")
+@click.argument("vendor_id")
+@click.pass_obj
+def vendor_show(settings: Settings, vendor_id: str) -> None:
+    """One vendor with its template."""
+    from appliance.vendors import show_vendor
+
+    click.echo(json.dumps(_run(_with_db(settings, lambda db: show_vendor(db, vendor_id))), indent=2,
+                          ensure_ascii=False))
 
 
 @main.group()

@@ -13,7 +13,7 @@ import logging
 import uuid
 from pathlib import Path
 
-from appliance import invoices, jobs
+from appliance import invoices, jobs, vendors
 from appliance.db import Database
 from appliance.settings import Settings
 from pipeline.context import JobContext, ModelConfig
@@ -90,7 +90,8 @@ class Dispatcher:
             await invoices.record_result(self.db, job.id, job.invoice_id, _failed("the stored file is missing"))
             return
         ctx = JobContext(job.invoice_id, row["media_type"], self.settings.limits.OCR_MAX_PDF_PAGES,
-                         row["vendor_id"], name=row["original_name"])
+                         row["vendor_id"], name=row["original_name"],
+                         templates=await vendors.templates_of(self.db, job.tenant_id))
         log.info("job %s invoice %s attempt %d: processing", job.id, job.invoice_id, job.attempts)
         try:
             data = await asyncio.to_thread(Path(row["path"]).read_bytes)

@@ -7,11 +7,13 @@ and no job is written; the slot stays attachable.
 """
 from __future__ import annotations
 
+import difflib
 import json
 import uuid
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from appliance import jobs, ledger
+from appliance import jobs, ledger, vendors
 from appliance.db import Database, fetchone, utcnow
 from appliance.errors import AlreadyAttached, FileTooLarge, NotFound, QueueUnavailable
 from appliance.files import MB, StoredUpload
@@ -171,6 +173,8 @@ async def get_invoice(db: Database, invoice_id: str, tenant_id: str | None, *, o
         "validationErrors": json.loads(row["validation_errors_json"] or "[]"),
         "processingError": row["processing_error"],
         "isDuplicate": bool(row["is_duplicate"]),
+        "duplicateOf": row["duplicate_of"],
+        "evidence": json.loads(row["evidence_json"]) if row["evidence_json"] and ready else {},
         "vendor": {"id": row["vendor_id"], "vendorName": row["vendor_name"]} if row["vendor_id"] else None,
         "createdAt": row["created_at"],
         "updatedAt": row["updated_at"],
@@ -182,21 +186,79 @@ async def get_invoice(db: Database, invoice_id: str, tenant_id: str | None, *, o
 
 
 async def record_result(db: Database, job_id: str, invoice_id: str, result: dict[str, Any]) -> None:
-    """Write a pipeline result (``pipeline.result.ExtractionResult.to_dict()``) and finish the job, atomically.
+    """Write a pipeline result (``pipeline.result.ExtractionResult.to_dict()``) and finish the job,
+    atomically; also decides the vendor, ``direction`` and duplicates (``resolve``).
 
-    ``status`` follows DESIGN.md flow step 5: ``extracted`` when data exists, ``pending`` when failed.
+    ``status`` follows DESIGN.md flow step 5: ``extracted`` when data exists, ``duplicate`` when
+    the invoice duplicates an earlier one of the tenant, ``pending`` when failed.
     """
     data = result.get("data")
-    status = "extracted" if data is not None and result["processing_status"] != "failed" else "pending"
+    failed = data is None or result["processing_status"] == "failed"
     async with db.transaction() as conn:
+        resolved = await resolve(conn, invoice_id, data, result.get("vendor_id")) if not failed else Resolution()
+        status = "pending" if failed else ("duplicate" if resolved.duplicate_of else "extracted")
         await conn.execute(
             "UPDATE invoices SET status = ?, processing_status = ?, data_json = ?, invoice_number = ?, "
-            "ocr_confidence = ?, validation_errors_json = ?, processing_error = ?, extraction_tier = ?, "
-            "extraction_provider = ?, routing_reason = ?, updated_at = ? WHERE id = ?",
+            "total_amount = ?, ocr_confidence = ?, validation_errors_json = ?, processing_error = ?, "
+            "extraction_tier = ?, extraction_provider = ?, routing_reason = ?, evidence_json = ?, "
+            "vendor_id = COALESCE(vendor_id, ?), direction = ?, is_duplicate = ?, duplicate_of = ?, updated_at = ? "
+            "WHERE id = ?",
             (status, result["processing_status"], json.dumps(data) if data is not None else None,
-             (data or {}).get("invoice_number"), result.get("ocr_confidence"),
+             (data or {}).get("invoice_number"), (data or {}).get("total_amount"), result.get("ocr_confidence"),
              json.dumps(result.get("validation_errors") or []), result.get("processing_error"),
              result.get("extraction_tier"), result.get("extraction_provider"), result.get("routing_reason"),
-             utcnow(), invoice_id),
+             json.dumps(result.get("evidence") or {}), resolved.vendor_id, resolved.direction,
+             int(resolved.duplicate_of is not None), resolved.duplicate_of, utcnow(), invoice_id),
         )
         await jobs.finish(conn, job_id, result.get("processing_error"))
+
+
+@dataclass
+class Resolution:
+    """What the tenant's records say about an extraction: its vendor, direction, the invoice it duplicates."""
+
+    vendor_id: str | None = None
+    direction: str = "payable"
+    duplicate_of: str | None = None
+
+
+async def resolve(conn, invoice_id: str, data: dict[str, Any], template_vendor: str | None) -> Resolution:
+    """Vendor, direction and duplicate of an extracted invoice, inside the caller's transaction.
+
+    - ``receivable`` when the issuer is the tenant itself (its tax id, or its company name within
+      the vendor-name ratio); then no vendor is created from the issuer.
+    - vendor: the upload's ``vendorId``, else the vendor whose template applied, else matched by
+      tax id or fuzzy name among the tenant's vendors, else a new vendor.
+    - duplicate: an earlier invoice of the tenant with the same file (SHA-256), or with the same
+      vendor and invoice number (and the same total when both have one).
+    """
+    invoice = await fetchone(conn, "SELECT i.tenant_id, i.vendor_id, i.created_at, f.sha256, t.company_name, "
+                             "t.tax_id FROM invoices i JOIN tenants t ON t.id = i.tenant_id "
+                             "LEFT JOIN files f ON f.invoice_id = i.id WHERE i.id = ?", (invoice_id,))
+    tenant_id = invoice["tenant_id"]
+    direction = "receivable" if _issued_by_tenant(data, invoice["company_name"], invoice["tax_id"]) else "payable"
+    vendor_id = invoice["vendor_id"] or template_vendor
+    if vendor_id is None and direction == "payable":
+        vendor_id = await vendors.match_or_create(conn, tenant_id, data)
+    duplicate = await fetchone(
+        conn, "SELECT i.id FROM invoices i JOIN files f ON f.invoice_id = i.id WHERE i.tenant_id = ? AND "
+        "f.sha256 = ? AND i.id != ? AND i.created_at <= ? ORDER BY i.created_at LIMIT 1",
+        (tenant_id, invoice["sha256"], invoice_id, invoice["created_at"]))
+    number = data.get("invoice_number")
+    if duplicate is None and vendor_id and number:
+        total = data.get("total_amount")
+        duplicate = await fetchone(
+            conn, "SELECT id FROM invoices WHERE tenant_id = ? AND vendor_id = ? AND id != ? AND "
+            "lower(invoice_number) = lower(?) AND created_at <= ? AND processing_status IN ('completed', 'needs_review') "
+            "AND (? IS NULL OR total_amount IS NULL OR abs(total_amount - ?) < 0.005) ORDER BY created_at LIMIT 1",
+            (tenant_id, vendor_id, invoice_id, number, invoice["created_at"], total, total))
+    return Resolution(vendor_id, direction, duplicate["id"] if duplicate else None)
+
+
+def _issued_by_tenant(data: dict[str, Any], company_name: str | None, tax_id: str | None) -> bool:
+    if tax_id and vendors.normalise_tax_id(data.get("vendor_tax_id")) == vendors.normalise_tax_id(tax_id):
+        return True
+    if company_name and data.get("vendor_name"):
+        ours, theirs = vendors.normalise_name(company_name), vendors.normalise_name(data["vendor_name"])
+        return bool(ours) and difflib.SequenceMatcher(None, ours, theirs).ratio() >= vendors.NAME_MATCH_RATIO
+    return False

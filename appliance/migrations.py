@@ -132,6 +132,23 @@ def billing(db: Database) -> None:
     )
 
 
+@migrations(name="0003_vendors_templates_duplicates")
+def vendors_templates_duplicates(db: Database) -> None:
+    db.executescript(
+        """
+        ALTER TABLE vendors ADD COLUMN template TEXT;
+        ALTER TABLE vendors ADD COLUMN template_name TEXT;
+        ALTER TABLE tenants ADD COLUMN company_name TEXT;
+        ALTER TABLE tenants ADD COLUMN tax_id TEXT;
+        ALTER TABLE invoices ADD COLUMN duplicate_of TEXT;
+        ALTER TABLE invoices ADD COLUMN evidence_json TEXT;
+        ALTER TABLE invoices ADD COLUMN total_amount REAL;
+        CREATE INDEX invoices_duplicates ON invoices(tenant_id, vendor_id, invoice_number);
+        CREATE INDEX files_sha ON files(tenant_id, sha256);
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 

@@ -98,6 +98,18 @@ async def revoke_key(db: Database, tenant_id: str) -> int:
         return cursor.rowcount
 
 
+async def update_tenant(db: Database, tenant_id: str, *, company_name: str | None = None,
+                        tax_id: str | None = None) -> None:
+    """Set the tenant's own company name and tax id: invoices it issued are ``receivable``."""
+    async with db.transaction() as conn:
+        await _require_tenant(conn, tenant_id)
+        if company_name is not None:
+            await conn.execute("UPDATE tenants SET company_name = ? WHERE id = ?",
+                               (company_name.strip() or None, parse_uuid(tenant_id)))
+        if tax_id is not None:
+            await conn.execute("UPDATE tenants SET tax_id = ? WHERE id = ?", (tax_id.strip() or None, parse_uuid(tenant_id)))
+
+
 async def authenticate(db: Database, key: str) -> Tenant | None:
     """The tenant whose active key is ``key``, or None.
 
@@ -113,15 +125,3 @@ async def authenticate(db: Database, key: str) -> Tenant | None:
     if row is None or not hmac.compare_digest(row["key_hash"], digest):
         return None
     return Tenant(row["id"], row["name"])
-
-
-async def create_vendor(db: Database, tenant_id: str, name: str, tax_id: str | None = None) -> str:
-    """Create a vendor of the tenant; returns its id (used by ``vendorId`` on upload, spec 1.7)."""
-    vendor_id = str(uuid.uuid4())
-    async with db.transaction() as conn:
-        await _require_tenant(conn, tenant_id)
-        await conn.execute(
-            "INSERT INTO vendors (id, tenant_id, name, tax_id, created_at) VALUES (?, ?, ?, ?, ?)",
-            (vendor_id, parse_uuid(tenant_id), name, tax_id, utcnow()),
-        )
-    return vendor_id

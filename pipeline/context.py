@@ -25,7 +25,9 @@ class ModelConfig:
 @dataclass(frozen=True)
 class JobContext:
     """One document to extract. ``media_type`` comes from the sniffer; ``max_ocr_pages`` is
-    OCR_MAX_PDF_PAGES; ``visual_only`` ignores PDF text layers (benchmarks of the OCR path)."""
+    OCR_MAX_PDF_PAGES; ``visual_only`` ignores embedded XML and PDF text layers (benchmarks of
+    the OCR path); ``templates`` are the tenant's vendor templates as ``(vendor_id, yaml)``, and
+    ``vendor_id`` (the upload's ``vendorId``) is tried first."""
 
     invoice_id: str
     media_type: str
@@ -33,3 +35,4 @@ class JobContext:
     vendor_id: str | None = None
     visual_only: bool = False
     name: str | None = None
+    templates: tuple[tuple[str, str], ...] = ()

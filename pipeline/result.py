@@ -12,7 +12,10 @@ class TemporaryError(RuntimeError):
 @dataclass
 class ExtractionResult:
     """``data`` is schema 2.9 (None when nothing could be produced); ``processing_status`` is
-    ``completed``, ``needs_review`` or ``failed``; ``timings`` are seconds per stage."""
+    ``completed``, ``needs_review`` or ``failed``; ``timings`` are seconds per stage;
+    ``vendor_id`` is the vendor whose template applied (tier 1); ``field_sources`` says where
+    each filled header field came from (``einvoice``, ``template``, ``rules``, ``llm``) and
+    ``evidence`` holds ``{page, bbox, text, confidence, source}`` per filled field."""
 
     data: dict[str, Any] | None
     processing_status: str
@@ -23,6 +26,9 @@ class ExtractionResult:
     extraction_provider: str | None = None
     routing_reason: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    vendor_id: str | None = None
+    field_sources: dict[str, str] = field(default_factory=dict)
+    evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

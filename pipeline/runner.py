@@ -17,6 +17,7 @@ from pipeline.llm_extract import llm_fill
 from pipeline.result import ExtractionResult, TemporaryError
 from pipeline.rules import extract_rules
 from pipeline.sniff import PDF, sniff
+from pipeline.templates import TemplateError, apply_template, load_template
 from pipeline.text import UnreadableDocument, image_text, pdf_text
 from pipeline.validate import validate
 
@@ -121,7 +122,7 @@ class Extractor:
         if not doc.text.strip():
             return ExtractionResult(None, "failed", processing_error="No text could be read from the document",
                                     ocr_confidence=doc.ocr_confidence, timings=timings)
-        return self.structure(doc, timings, note)
+        return self.structure(doc, timings, note, ctx)
 
     def einvoice(self, data: bytes, timings: dict[str, float]) -> ExtractionResult | None:
         """Tier 0: a PDF with embedded CII/UBL XML is read from the XML, exactly, with no OCR and
@@ -145,15 +146,26 @@ class Extractor:
             extraction_provider=f"einvoice-{found.syntax.lower()}",
             routing_reason=f"embedded e-invoice XML {found.xml_name or ''} ({found.syntax}{profile})",
             timings=timings,
+            field_sources={name: "einvoice" for name in normalise.HEADER_FIELDS if data_out.get(name) is not None},
         )
 
-    def structure(self, doc: DocumentText, timings: dict[str, float], note: str | None = None) -> ExtractionResult:
-        """Tier 2: layout rules, then the LLM for what they leave open, then normalise and validate."""
+    def structure(self, doc: DocumentText, timings: dict[str, float], note: str | None = None,
+                  ctx: JobContext | None = None) -> ExtractionResult:
+        """Tier 1 when a vendor template applies, else tier 2; in both, layout rules fill what
+        the template left open and the LLM what both left open; then normalise and validate."""
         started = time.perf_counter()
+        template, vendor_id, template_note = self.match_template(doc, ctx)
         found = extract_rules(doc)
-        fields: dict[str, Any] = dict(found.fields)
         timings["rules"] = round(time.perf_counter() - started, 3)
-        provider = ["rules"]
+        fields: dict[str, Any] = {}
+        source: dict[str, str] = {}
+        for name, value in normalise.fields(template.fields if template else {}).items():
+            fields[name], source[name] = value, "template"
+        for name, value in found.fields.items():
+            if fields.get(name) is None and value is not None:
+                fields[name], source[name] = value, "rules"
+        provider = [f"template:{template.template_name}"] if template else []
+        provider.append("rules")
         missing = [name for name in LLM_FIELDS if fields.get(name) is None]
         if self.llm is not None and missing:
             started = time.perf_counter()
@@ -165,11 +177,16 @@ class Extractor:
             timings["llm"] = round(time.perf_counter() - started, 3)
             provider.append(self.llm.name)
             for name, value in normalise.fields(answers).items():
-                fields.setdefault(name, value)
-        data = normalise.data(fields, found.line_items, doc.text)
+                if fields.get(name) is None:
+                    fields[name], source[name] = value, "llm"
+        lines = template.line_items if template and template.line_items else found.line_items
+        data = normalise.data(fields, lines, doc.text)
         errors = validate(data)
-        sources = sorted({page.source for page in doc.pages})
-        reason = f"{note or 'no e-invoice XML'}, no vendor template; text from {'+'.join(sources)}"
+        kinds = "+".join(sorted({page.source for page in doc.pages}))
+        if template:
+            reason = f"vendor template {template.template_name} ({template_note}); text from {kinds}"
+        else:
+            reason = f"{note or 'no e-invoice XML'}, {template_note}; text from {kinds}"
         if doc.skipped_pages:
             reason += f"; {doc.skipped_pages} page(s) over OCR_MAX_PDF_PAGES skipped"
         if doc.ocr_engine:
@@ -179,11 +196,31 @@ class Extractor:
             processing_status="needs_review" if errors else "completed",
             validation_errors=errors,
             ocr_confidence=doc.ocr_confidence,
-            extraction_tier=2,
+            extraction_tier=1 if template else 2,
             extraction_provider="+".join(provider),
             routing_reason=reason,
             timings=timings,
+            vendor_id=vendor_id,
+            field_sources={name: source[name] for name in source if data.get(name) is not None},
         )
+
+    def match_template(self, doc: DocumentText, ctx: JobContext | None):
+        """The first vendor template that applies: the upload's vendor first (forced), then every
+        template of the tenant whose keywords match. Returns (TemplateResult | None, vendor id,
+        a note for routingReason). A broken template is skipped, never fatal."""
+        if ctx is None or not ctx.templates:
+            return None, None, "no vendor template"
+        ordered = sorted(ctx.templates, key=lambda t: t[0] != ctx.vendor_id)
+        for vendor_id, yaml_text in ordered:
+            forced = vendor_id == ctx.vendor_id
+            try:
+                result = apply_template(load_template(yaml_text, f"vendor-{vendor_id}"), doc, forced=forced)
+            except TemplateError as exc:
+                log.warning("vendor %s: %s", vendor_id, exc)
+                continue
+            if result is not None:
+                return result, vendor_id, "vendorId given on upload" if forced else "template keywords matched"
+        return None, None, f"no vendor template applied ({len(ctx.templates)} tried)"
 
 
 def _no_ocr():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import uuid
 
-from appliance.tenants import create_vendor
+from appliance.vendors import create_vendor
 from tests.conftest import make_settings
 from tests.docs import INVOICE_LINES, jpeg, png_with_text, text_pdf
 
