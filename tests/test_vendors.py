@@ -140,3 +140,26 @@ def test_name_normalisation():
     assert normalise_name("ACME Tools GmbH") == normalise_name("Acme tools") == "acme tools"
     assert normalise_name("MR D.I.Y. (M) SDN BHD") == "mr diy m"
     assert normalise_name("Société Générale S.A.") == "societe generale"
+
+
+@needs_datasets
+@pytest.mark.model
+async def test_real_documents_vendor_direction_and_duplicates(harness_factory, tmp_path):
+    """On real files: an e-invoice (tier 0), a text-layer PDF and a scanned receipt (real OCR)."""
+    from tests.conftest import make_settings
+
+    harness = await harness_factory(make_settings(tmp_path, {"ocr": {"engine": "rapidocr"}}))
+    tenant_id, headers = await harness.tenant()
+    einvoice = (DATASETS / "zugferd-corpus" / "EN16931_Einfach.pdf").read_bytes()
+    first = await upload_and_wait(harness, headers, einvoice)
+    assert first["vendor"]["vendorName"] == "Lieferant GmbH" and first["direction"] == "payable"
+    again = await upload_and_wait(harness, headers, einvoice)
+    assert again["isDuplicate"] and again["duplicateOf"] == first["id"] and again["vendor"] == first["vendor"]
+    aws = await upload_and_wait(harness, headers, (DATASETS / "invoice2data" / "AmazonWebServices.pdf").read_bytes())
+    assert aws["vendor"]["vendorName"] == "Amazon Web Services, Inc." and not aws["isDuplicate"]
+    receipt = await upload_and_wait(harness, headers, (DATASETS / "sroie" / "004.jpg").read_bytes(),
+                                    filename="004.jpg", content_type="image/jpeg")
+    assert receipt["vendor"] is not None and receipt["vendor"]["id"] not in (first["vendor"]["id"], aws["vendor"]["id"])
+    await update_tenant(harness.db, tenant_id, tax_id="DE123456789")  # the seller's VAT id of the e-invoice
+    own = await upload_and_wait(harness, headers, einvoice + b"\n% resent")
+    assert own["direction"] == "receivable"
