@@ -69,7 +69,7 @@ _NUMBER = (
     r"|\d+(?:[.,]\d{1,4})?"
 )
 AMOUNT_RE = re.compile(
-    r"(?<![\w.,/:])"
+    r"(?<![\w.,/])(?<!\d:)"  # "Rounding:RM0.02" (OCR glues the colon) is an amount, "18:24" is not
     r"(?P<neg1>[-−–]\s?|\()?"
     r"(?P<cur1>" + _CURRENCY_TOKEN + r")?\s?"
     r"(?P<neg2>[-−–]\s?)?"
@@ -170,7 +170,7 @@ _THAI_MONTHS = {
 _MONTH_ALT = "|".join(sorted((re.escape(m) for m in MONTH_NAMES), key=len, reverse=True))
 _THAI_ALT = "|".join(sorted((re.escape(m) for m in _THAI_MONTHS), key=len, reverse=True))
 # A year may run straight into a time ("18-11-1813:58") on receipts: allow that, not other digits.
-_YEAR_END = r"(?:(?!\d)|(?=\d{1,2}:\d{2}))"
+_YEAR_END = r"(?:(?!\d)|(?=\d{1,2}:\d{2})|(?=\d{1,2}\.\d{2}\.\d{2}(?!\d)))"  # "17/01/20188.08.53": time with dots
 DATE_PATTERNS = [
     ("ymd", re.compile(r"(?<![\d.])(?P<y>(?:19|20)\d{2})\s?[-/.]\s?(?P<m>\d{1,2})\s?[-/.]\s?(?P<d>\d{1,2})" + _YEAR_END)),
     ("cjk", re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*日?")),

@@ -23,7 +23,7 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
     parts, last_line = [], None
     centre = None
     block = _centred_below(lines, vendor_line) if vendor_line.ocr else block_below(lines, vendor_line, x0, 7)
-    for other, text, box in block:
+    for position, (other, text, box) in enumerate(block):
         value, _ = strip_label_prefix(other, 0, text)
         value = value.strip(" ,")
         if EMAIL_RE.search(value) or PHONE_RE.search(value) or find_dates(value, loose=True) or re.search(
@@ -39,7 +39,8 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
             break
         parts.append(value)
         last_line = other
-        if (len(parts) >= 2 or other.ocr) and POSTCODE_RE.search(value) and not re.search(r"\(", value):
+        if (len(parts) >= 2 or other.ocr) and POSTCODE_RE.search(value) and not re.search(r"\(", value) \
+                and not _postcode_follows(block[position + 1:position + 2]):
             centre = len(parts)
             break
     if centre is not None:
@@ -51,6 +52,13 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
     if not parts:
         return None
     return ", ".join(parts), last_line
+
+
+def _postcode_follows(following: list[tuple[TextLine, str, tuple]]) -> bool:
+    """Whether the next block line starts with a postcode and a city ("40150 SHAH ALAM"): then
+    a lot number that looked like one ("PT17920,SEKSYEN") does not end the address."""
+    return bool(following) and bool(re.match(r"^\W*\d{4,6}\s*,?\s*[A-Za-z]", following[0][1])) \
+        and bool(POSTCODE_RE.search(following[0][1]))
 
 
 def _centred_below(lines: list[TextLine], line: TextLine) -> list[tuple[TextLine, str, tuple]]:

@@ -93,6 +93,7 @@ def choose_amounts(cands: dict[str, list[Cand]], lines: list[TextLine]) -> dict[
         fallback = _fallback_total(lines)
         if fallback:
             top["total_amount"] = [fallback]
+    top["subtotal"] = _best_by_value(cands["subtotal"] + _pre_rounding_totals(top), limit=4)
     best, best_score = {}, float("-inf")
     totals = top["total_amount"] or [None]
     options = {k: [None] + top[k][:3] for k in ("subtotal", "tax_amount", "discount", "shipping_cost",
@@ -139,8 +140,29 @@ def _arithmetic_bonus(chosen: dict[str, Cand | None]) -> float:
         return 4.0 + 0.5 * terms if terms or abs(sub - total) < TOL else 0.0
     if abs(sub + tax + extra - total) <= TOL and terms:  # discount already inside the subtotal
         return 2.0
+    if terms and value["rounding"] is None and _cash_rounded(sub - disc + tax + extra, total):
+        return 3.0 + 0.5 * terms
     # A subtotal larger than the total without a discount is a misread.
     return -1.0 if abs(sub) > abs(total) + TOL and not disc else 0.0
+
+
+def _pre_rounding_totals(top: dict[str, list[Cand]]) -> list[Cand]:
+    """Totals that another total equals plus a printed rounding ("Total 8.48, Rounding 0.02,
+    Nett Total 8.50"): the total before rounding, offered as a subtotal candidate."""
+    out = []
+    for low, high in itertools.permutations(top["total_amount"], 2):
+        for rounding in top["rounding"]:
+            step = float(rounding.value)
+            if abs(step) >= TOL and abs(float(low.value) + step - float(high.value)) <= TOL / 2:
+                out.append(Cand(low.value, low.score - 1.0, low.line, low.order))
+    return out
+
+
+def _cash_rounded(computed: float, total: float) -> bool:
+    """Whether ``total`` is ``computed`` rounded to 5 cents (cash rounding of receipts, whose
+    rounding line OCR may lose): a total on a 0.05 step within 2.5 cents of the sum."""
+    on_step = abs(round(total * 20) - total * 20) < 1e-6
+    return on_step and TOL < abs(computed - total) <= 0.025 + 1e-9
 
 
 def _choose_paid_balance(best: dict[str, Cand], top: dict[str, list[Cand]]) -> None:

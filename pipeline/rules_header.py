@@ -1,13 +1,16 @@
 """Header fields of the rules extractor: invoice number, dates, payment terms, currency.
 
 This module owns reading ids and dates next to their labels (right of or below them), the
-payment terms text and the document currency. Pipeline must not import ``api`` or ``appliance``.
+payment terms text and the document currency (from the country evidence of
+``pipeline.rules_country`` when no currency is printed). Pipeline must not import ``api`` or
+``appliance``.
 """
 from __future__ import annotations
 
 import re
 
 from pipeline.parsers import detect_currency, find_dates
+from pipeline.rules_country import currency_from_country
 from pipeline.rules_labels import ID_TOKEN_RE, PHONE_RE
 from pipeline.rules_layout import (
     TextLine, below_lines, in_sentence, position_penalty, section_starts, value_text,
@@ -139,8 +142,18 @@ def find_currency(lines: list[TextLine]) -> tuple[str, TextLine] | None:
     text = "\n".join(line.text for line in lines)
     code = detect_currency(text)
     if not code:
-        return None
+        return _currency_by_country(lines, text)
     for line in lines:
         if detect_currency(line.text) == code:
             return code, line
     return code, lines[0]
+
+
+def _currency_by_country(lines: list[TextLine], text: str) -> tuple[str, TextLine] | None:
+    """Without any currency mark: the currency of the country that IBANs, VAT ids and addresses
+    name, with the first line that names such a country."""
+    code = currency_from_country(text)
+    if not code:
+        return None
+    line = next((ln for ln in lines if currency_from_country(ln.text) == code), lines[0])
+    return code, line

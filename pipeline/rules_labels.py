@@ -22,13 +22,13 @@ LABELS: list[tuple[str, float, str]] = [
     # totals
     ("total_amount", 3.0, rf"(?<![a-z])(?:grand{S}tota[l1]|total{S}factur[ea]|total{S}amount(?:{S}due)?|amount{S}due|total{S}due|total{S}payable"
                           rf"|amount{S}payable|total{S}(?:to{S})?pay|invoice{S}total|total{S}invoice|nett{S}total"
-                          rf"|total{S}(?:amt{S})?rounded|rounded{S}total|total{S}incl?\w*\.?(?:{S}of)?{S}(?:gst|vat|tax|ggt)"
-                          rf"|total{S}sales{S}\(?{S}incl\w*(?:{S}of)?{S}gst\)?|total{S}ttc|montant{S}ttc|net{S}[àa]{S}payer"
+                          rf"|total{S}(?:amt{S})?rounded|rounded{S}total|total{S}[il]ncl?\w*\.?(?:{S}of)?{S}(?:gst|vat|tax|ggt)"
+                          rf"|total{S}sales{S}\(?{S}[il]ncl\w*(?:{S}of)?{S}gst\)?|total{S}ttc|montant{S}ttc|net{S}[àa]{S}payer"
                           rf"|total{S}[àa]{S}payer|somme{S}[àa]{S}payer|montant{S}total(?!{S}ht)|gesamtbetrag(?!{S}der)|gesamtsumme"
                           rf"|rechnungsbetrag|bruttosumme|bruttobetrag|endbetrag|rechnungssumme(?!{S}ohne)|summe{S}brutto"
-                          rf"|te{S}betalen|totaal{S}incl\w*(?:{S}btw)?|factuur{S}totaal|totaalbedrag|importe{S}total"
+                          rf"|te{S}betalen|totaal{S}[il]ncl\w*(?:{S}btw)?|factuur{S}totaal|totaalbedrag|importe{S}total"
                           rf"|total{S}a{S}pagar|total{S}factura|价税合计|合\s*计|总\s*计|總\s*計|应付金额|รวมทั้งสิ้น|ยอดรวมสุทธิ"
-                          rf"|จำนวนเงินรวม|ยอดสุทธิ|jumlah{S}besar|total{S}after{S}adj\w*(?:{S}incl\w*{S}gst)?)"),
+                          rf"|จำนวนเงินรวม|ยอดสุทธิ|jumlah{S}besar|total{S}after{S}adj\w*(?:{S}[il]ncl\w*{S}gst)?)"),
     ("total_amount", 2.0, rf"(?<![a-z])tota[l1](?![a-z])(?!{S}(?:qty|quantity|items?|tem|excl|ht|net|tax|vat|gst|discount|savings))"
                           rf"|(?<![a-z])totaal(?![a-z])|(?<![a-z])summe(?![a-z])|(?<![a-z])jumlah(?![a-z])"),
     ("balance_amount", 3.0, rf"balance{S}due|balance(?:{S}\(?{S}if{S}any{S}\)?)?|zahlbetrag|restbetrag|offener{S}betrag"
@@ -57,8 +57,8 @@ LABELS: list[tuple[str, float, str]] = [
                             rf"|ค่าบริการ"),
     ("rounding", 2.0, rf"rounding(?:{S}adj\w*)?|round{S}adj\w*|arrondi|rundung|afronding|redondeo"),
     ("ignore", 1.0, rf"total{S}(?:qty|quantity|items?|tem\w*)|(?<![a-z])qty|item\(?s?\)?:|(?<![a-z])cash(?:{S}change)?"
-                    rf"|change(?:{S}due)?|tendered|(?<![a-z])visa|mastercard|points|prijzen{S}zijn{S}inclusief{S}btw"
-                    rf"|incl\w*\.?{S}(?:of{S})?(?:\d+%{S})?(?:gst|vat|btw|mwst)|payment(?:{S}mode)?:?|rate(?![a-z])|pax"),
+                    rf"|change(?:{S}due)?|tendered|(?<![a-z])visa|mastercard|points|prijzen{S}zijn{S}[il]nclusief{S}btw"
+                    rf"|[il]ncl\w*\.?{S}(?:of{S})?(?:\d+%{S})?(?:gst|vat|btw|mwst)|payment(?:{S}mode)?:?|rate(?![a-z])|pax"),
     # ids and dates
     ("invoice_number", 3.0, rf"(?<![a-zäöü\-])(?:invoice{S}(?:no|num(?:ber)?|nr|#|n°|n[oº]|id)\.?|inv{S}no\.?|bill{S}no\.?|receipt{S}no\.?"
                             rf"|doc(?:ument)?{S}no\.?|rechnungs{S}?(?:nr|nummer|no)\.?|rechnung{S}(?:nr|#)\.?|beleg{S}?nr\.?"
@@ -116,7 +116,7 @@ TITLE_RE = re.compile(r"^\W*(?:tax\s*invoice|invoice|facture|factuur|rechnung|re
 COMPANY_RE = re.compile(
     r"\b(?:GmbH|AG|KG|OHG|e\.?\s?K\.?|mbH|Inc\.?|Incorporated|Ltd\.?|Limited|LLC|LLP|PLC|Corp\.?|Corporation|Co\.|"
     r"BHD\.?|B\.?\s?V\.?|N\.?\s?V\.?|S\.?\s?A\.?|SARL|S\.?A\.?S\.?|SAS|SRL|S\.?L\.?|S\.?p\.?A\.?|"
-    r"Pty\.?|Pvt\.?|a\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])|SDN\.?\s*B[HR][DZ]\.?", re.I)
+    r"Pty\.?|Pvt\.?|a\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?", re.I)
 
 
 EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")

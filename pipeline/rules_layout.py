@@ -3,8 +3,9 @@
 This module owns ``TextLine`` (a page line with word spans and the labels, amounts and dates
 found on it), finding the value right of or below a label, cells of a line (words split at
 wide gaps) and blocks of lines below a heading. Boxes are ``(x0, y0, x1, y1)``, y downwards.
-It imports only ``pipeline.document``, ``pipeline.parsers``, ``pipeline.rules_labels`` and the
-standard library; pipeline must not import ``api`` or ``appliance``.
+It imports only ``pipeline.document``, ``pipeline.parsers``, ``pipeline.rules_labels``,
+``pipeline.rules_ocr`` (words of OCR'd pages are repaired here) and the standard library;
+pipeline must not import ``api`` or ``appliance``.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pipeline.document import DocumentText
 from pipeline.parsers import find_amounts, find_dates
 from pipeline.rules_labels import LABEL_RES
+from pipeline.rules_ocr import fix_ocr_word, prints_dollars
 
 
 @dataclass
@@ -62,11 +64,14 @@ class TextLine:
 def build_lines(doc: DocumentText) -> list[TextLine]:
     """The lines of all pages as TextLines, words joined by single spaces."""
     lines = []
+    dollars = prints_dollars(doc.text)
     for page in doc.pages:
         for index, line in enumerate(page.lines):
             parts, spans, pos = [], [], 0
             for word in line.words or ():
                 text = word.text.strip()
+                if page.source == "ocr":
+                    text = fix_ocr_word(text, dollars)
                 if not text:
                     continue
                 if parts:

@@ -34,6 +34,11 @@ _STOP_RE = re.compile(r"(?<![a-z])(?:sub\s*-?\s*total|total|totaal|summe|gesamt|
 _SUBTOTAL_RE = re.compile(r"(?<![a-z])(?:sub\s*-?\s*total|subtotaal|zwischensumme|sous[\s-]*total|小\s*计)", re.I)
 
 
+def is_table_header(line: TextLine) -> bool:
+    """Whether ``line`` is the header row of a line-item table (description, quantity, price...)."""
+    return _header_columns(line) is not None
+
+
 def _header_columns(line: TextLine) -> dict[str, tuple] | None:
     """The column boxes of a table header row, or None when ``line`` is no header."""
     cols = {}

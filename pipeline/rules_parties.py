@@ -12,16 +12,26 @@ import re
 from pipeline.rules_labels import (
     COMPANY_RE, COUNTRY_RE, EMAIL_RE, POSTCODE_RE, STREET_WORDS, TITLE_RE, URL_RE, VAT_RE,
 )
+from pipeline.rules_lines import is_table_header
 from pipeline.rules_layout import (
     LabelHit, TextLine, block_below, find_labels, region_end, section_starts, split_cells,
     strip_label_prefix, value_text,
 )
+from pipeline.rules_vendor import (
+    below_title_penalty, domain_bonus, footer_names, owner_penalty, sentence_penalty, title_y, web_domains,
+    wrapped_name,
+)
+
+
+# A title glued by OCR ("PAYMENTRECEIPT", "TAXINVOICE"): no part of a name.
+_GLUED_TITLE_RE = re.compile(r"(?<![a-z])[a-z]*(?:invoice|receipt)(?![a-z])", re.I)
 
 
 def _clean_name(text: str) -> str:
     """A name without e-mail addresses, document titles and "Name:" prefixes."""
     text = EMAIL_RE.sub(" ", text)
     text = TITLE_RE.sub(" ", text)
+    text = _GLUED_TITLE_RE.sub(" ", text)
     text = re.sub(r"^\s*(?:name|firma|company|nom|naam)\s*:\s*", "", text, flags=re.I)
     return " ".join(text.split()).strip(" ,:;-|")
 
@@ -86,12 +96,15 @@ def _vendor_candidates(lines: list[TextLine], customer_zone: set) -> list[tuple[
     heights = sorted(ln.height for ln in first_page) or [1.0]
     median_h = heights[len(heights) // 2]
     out = []
+    domains = web_domains([ln for ln in lines if not any(lb.kind == "customer" for lb in ln.labels)])
     for line, label in section_starts(lines, "vendor"):
         found = _party(lines, line, label)
         if found:
             out.append((4.5 + (0.5 if COMPANY_RE.search(found[0]) else 0), found[0], found[1], found[2], None))
     for line in lines:
         top = line.bbox[1] < 0.3 * line.page_height and line.page == lines[0].page
+        if is_table_header(line):
+            continue  # "Description Qty Price Amount" names columns, never a party
         for s, e, box in split_cells(line):
             raw = line.text[s:e]
             if (line.page, line.index, int(box[0] // 40)) in customer_zone:
@@ -104,9 +117,11 @@ def _vendor_candidates(lines: list[TextLine], customer_zone: set) -> list[tuple[
             name, bonus, address = _name_from_cell(raw)
             if not _plausible_name(name) or URL_RE.fullmatch(name):
                 continue
-            labels = find_labels(name, line)
+            labels = [lb for lb in find_labels(name, line) if not _inside_name(name, lb, top)]
             if any(lb.kind not in ("invoice_number",) for lb in labels) and not company:
                 continue
+            if company:
+                name = wrapped_name(lines, line, name)
             score = bonus + (2.0 if company else 0.0)
             if top:
                 score += 1.0 + min((box[3] - box[1]) / median_h, 2.5) - 2.0 * line.bbox[1] / line.page_height
@@ -115,9 +130,44 @@ def _vendor_candidates(lines: list[TextLine], customer_zone: set) -> list[tuple[
             if re.search(r"\d", name):
                 score -= 0.7
             score += _address_context(lines, line, box[0], name)
+            score += owner_penalty(lines, line) + sentence_penalty(name) + domain_bonus(name, domains)
             out.append((score, name, line, box[0] + _lead_offset(line, s, raw, name), address))
+    out = _title_split(lines, out)
+    out = _with_footer_names(out, footer_names(lines))
     out.sort(key=lambda c: -c[0])
     return out
+
+
+def _with_footer_names(cands: list, footers: list[TextLine]) -> list:
+    """Candidates with the names over a legal footer: a candidate that such a name repeats
+    gains, a name found nowhere else joins as a candidate of its own."""
+    for line in footers:
+        key = re.sub(r"\W", "", line.text).lower()
+        same = [i for i, c in enumerate(cands) if key and key in re.sub(r"\W", "", c[1]).lower()]
+        for i in same:
+            cands[i] = (cands[i][0] + 0.5,) + tuple(cands[i][1:])
+        if not same:
+            cands.append((2.5, _clean_name(line.text), line, line.bbox[0], None))
+    return cands
+
+
+def _inside_name(name: str, label: LabelHit, top: bool) -> bool:
+    """Whether a label word is part of a header name ("RELAIS TOTAL OULMES"): in the top zone,
+    between other words, in a line without digits or colons."""
+    return top and 0 < label.start and label.end < len(name.rstrip()) and not re.search(r"[\d:]", name)
+
+
+def _title_split(lines: list[TextLine], cands: list) -> list:
+    """Candidates with the title rule applied: on the page of the first candidates, company
+    names below the document title lose when another company name stands above it."""
+    if not cands or not lines:
+        return cands
+    page = lines[0].page
+    title = title_y(lines, page)
+    above = title is not None and any(c[2].page == page and c[2].bbox[1] < title and COMPANY_RE.search(c[1])
+                                      for c in cands)
+    return [(c[0] + (below_title_penalty(c[2], c[1], title, above) if c[2].page == page else 0.0),) + tuple(c[1:])
+            for c in cands]
 
 
 def _lead_offset(line: TextLine, start: int, raw: str, name: str) -> float:
@@ -129,6 +179,7 @@ def _lead_offset(line: TextLine, start: int, raw: str, name: str) -> float:
 def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
     """(name, bonus, address) from a cell; a DIN sender line "Name - Street - City" gives its
     first part as the name and the parts up to the postcode as the address."""
+    raw = _split_glued_sender(raw)
     parts = [p.strip() for p in re.split(r"\s[-–|•]\s", raw) if p.strip()]
     if len(parts) >= 2 and any(POSTCODE_RE.search(p) for p in parts[1:]):
         address = []
@@ -147,6 +198,17 @@ def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
         return _clean_name(head), 0.0, None
     name = re.sub(r"\s*\(\s*[\w-]*\d[\w-]*\s*\)\s*$", "", raw)  # a registration number after the name
     return _clean_name(name), 0.0, None
+
+
+def _split_glued_sender(raw: str) -> str:
+    """A sender line whose separators OCR glued ("Name SARL-1242 rue X-84340 City-France"):
+    when a legal form runs straight into a separator and a house number, the separators after
+    it get their spaces back, so that the line splits into name, street and city."""
+    company = COMPANY_RE.search(raw)
+    if not company or not re.match(r"\s*[-–|•]\s*\d", raw[company.end():]):
+        return raw
+    rest = re.sub(r"\s*[-–|•]\s*(?=[\dA-ZÀ-Ý])", " - ", raw[company.end():].lstrip(" -–|•"))
+    return f"{raw[:company.end()]} - {rest}"
 
 
 def find_vendor(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLine, float, str | None] | None:

@@ -345,3 +345,214 @@ def test_name_row_with_wrapped_line_above():
     fields = extract_rules(doc).fields
     assert fields["vendor_name"] == "MVM Musterhafter Versicherungsverein a.G."
     assert fields["customer_name"] == "Herrn Max Mustermann"
+
+
+# --- OCR'd receipts and scans (synthetic pages with source "ocr") ---------------------------
+
+def make_ocr_doc(*lines: Line, width: float = 600, height: float = 1200) -> DocumentText:
+    return DocumentText(pages=[Page(1, width, height, tuple(lines), "ocr")], ocr_engine="fake")
+
+
+def test_ocr_word_repairs_digits_and_dollar_sign():
+    from pipeline.rules_ocr import fix_ocr_word
+
+    assert fix_ocr_word("475OO SUBANG") == "47500 SUBANG"
+    assert fix_ocr_word("RM1O.5O") == "RM10.50"
+    assert fix_ocr_word("ES1OOO1L") == "ES1OOO1L"  # a product code keeps its letters
+    assert fix_ocr_word("Total:S8.20") == "Total:S8.20"  # no dollar context: unchanged
+    assert fix_ocr_word("Total:S8.20", dollars=True) == "Total:$8.20"
+    assert fix_ocr_word("SOLD 2", dollars=True) == "SOLD 2"
+    assert fix_ocr_word("300∈HT") == "300€HT"
+
+
+def test_glued_colon_amount_and_dotted_time_after_date():
+    assert parse_amount("Rounding:RM0.02") == 0.02
+    assert parse_amount("Time 18:24") is None
+    assert parse_date("17/01/20188.08.53") == "2018-01-17"
+
+
+def test_ocr_dollar_read_as_s_with_dollar_context():
+    doc = make_ocr_doc(
+        make_line(40, (100, "NOODLE HOUSE SDN BHD"), size=20),
+        make_line(200, (100, "Vege"), (300, "$5.50")),
+        make_line(230, (100, "Pork"), (300, "$2.70")),
+        make_line(260, (250, "Total Amount:S8.20")),
+        make_line(290, (250, "GST@6%:$0.46")),
+        make_line(320, (250, "Nett Total: S8.20")),
+    )
+    assert extract_rules(doc).fields["total_amount"] == 8.2
+
+
+def test_total_on_cash_rounding_step_wins():
+    doc = make_ocr_doc(
+        make_line(40, (100, "FLOWER SHOP SDN BHD"), size=20),
+        make_line(300, (50, "Total Sales (Excluding GST)"), (400, "353.00")),
+        make_line(330, (50, "Total GST:"), (400, "21.18")),
+        make_line(360, (50, "Total Sales (Inclusive of GST):"), (400, "374.20")),
+        make_line(400, (50, "Total:"), (300, "353.00"), (400, "21.18")),
+    )
+    assert extract_rules(doc).fields["total_amount"] == 374.2
+
+
+def test_total_after_printed_rounding_wins():
+    doc = make_ocr_doc(
+        make_line(40, (100, "RICE HOUSE SDN BHD"), size=20),
+        make_line(300, (250, "Total Amount: RM8.48")),
+        make_line(330, (250, "GST @0%: RM0.00")),
+        make_line(360, (250, "Rounding:RM0.02")),
+        make_line(390, (250, "NettTotal:RM8.50")),
+    )
+    assert extract_rules(doc).fields["total_amount"] == 8.5
+
+
+def test_currency_from_iban_country_without_symbol():
+    doc = make_ocr_doc(
+        make_line(40, (100, "Bakkerij Jansen B.V."), size=20),
+        make_line(80, (100, "Factuurnummer: 12345")),
+        make_line(300, (100, "Totaal"), (400, "717,97")),
+        make_line(500, (100, "IBANNL50INGB0683251309")),
+    )
+    assert extract_rules(doc).fields["currency"] == "EUR"
+    from pipeline.rules_country import currency_from_country
+
+    assert currency_from_country("TVA FR19787878784, 69001 Lyon, France") == "EUR"
+    assert currency_from_country("no country here") is None
+
+
+def test_company_above_title_beats_company_below_it():
+    doc = make_ocr_doc(
+        make_line(40, (30, "GOOD BAKERIES (KL) SDN BHD"), size=22),
+        make_line(70, (150, "Lot 3, Jalan Pelabur 23/1,")),
+        make_line(95, (150, "40300 Shah Alam, Selangor.")),
+        make_line(200, (130, "TAX INVOICE"), size=30),
+        make_line(300, (20, "CITY FRESH MARKET SDN BHD"), size=30),
+        make_line(340, (20, "Ground Floor No 4, Jalan SS15")),
+        make_line(600, (300, "Total"), (450, "12.00")),
+    )
+    assert extract_rules(doc).fields["vendor_name"] == "GOOD BAKERIES (KL) SDN BHD"
+
+
+def test_owned_by_names_the_owner_not_the_shop():
+    doc = make_ocr_doc(
+        make_line(40, (40, "SUNNY STATIONERY SHOP"), size=24),
+        make_line(80, (40, "NO.31G, JALAN SETIA INDAH")),
+        make_line(110, (40, "40170 SETIA ALAM")),
+        make_line(160, (40, "Owned By:"), size=24),
+        make_line(190, (40, "SUNNY SUPPLY SDN BHD (1135772-K)"), size=24),
+        make_line(600, (300, "Total"), (450, "10.00")),
+    )
+    assert extract_rules(doc).fields["vendor_name"] == "SUNNY STATIONERY SHOP"
+
+
+def test_company_name_wrapped_over_header_lines():
+    doc = make_ocr_doc(
+        make_line(100, (80, "ACE HUAT HARDWARE"), size=30),
+        make_line(132, (80, "ENTERPRISE (SETIA"), size=30),
+        make_line(164, (120, "ALAM) SDN BHD"), size=30),
+        make_line(200, (150, "822737-X")),
+        make_line(600, (300, "Total"), (450, "14.00")),
+    )
+    name = extract_rules(doc).fields["vendor_name"]
+    assert name == "ACE HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD"
+
+
+def test_label_word_inside_a_header_name():
+    doc = make_ocr_doc(
+        make_line(160, (240, "RELAIS TOTAL OULMES"), size=32),
+        make_line(200, (220, "AUTOROUTE RABAT MEKNES"), size=32),
+        make_line(235, (270, "15000 KHEMISSET"), size=30),
+        make_line(470, (40, "Total Facture :"), (400, "56.00 DH")),
+        width=746, height=768,
+    )
+    assert extract_rules(doc).fields["vendor_name"] == "RELAIS TOTAL OULMES"
+
+
+def test_web_domain_spells_the_vendor():
+    doc = make_doc(
+        make_line(40, (40, "azure"), size=15),
+        make_line(58, (40, "interior"), size=15),
+        make_line(80, (40, "Azure Interior")),
+        make_line(92, (40, "4557 De Silva St")),
+        make_line(104, (40, "Fremont CA 94538")),
+        make_line(400, (300, "Total"), (480, "$ 120.00")),
+        make_line(700, (40, "http://www.azure-interior.com")),
+    )
+    assert extract_rules(doc).fields["vendor_name"] == "Azure Interior"
+
+
+def test_lot_number_is_no_postcode_when_a_postcode_line_follows():
+    doc = make_ocr_doc(
+        make_line(100, (160, "Segi Cash & Carry Sdn.Rhd"), size=30),
+        make_line(135, (280, "(317041-W)"), size=28),
+        make_line(170, (210, "PT17920,SEKSYEN U9,"), size=28),
+        make_line(205, (240, "40150 SHAH ALAM,"), size=28),
+        make_line(240, (200, "SELANGOR DARUL EHSAN."), size=28),
+        make_line(275, (150, "GST Reg No.: 001951645696"), size=28),
+        make_line(600, (300, "Total"), (450, "12.60")),
+    )
+    fields = extract_rules(doc).fields
+    assert fields["vendor_name"] == "Segi Cash & Carry Sdn.Rhd"
+    assert "40150 SHAH ALAM" in fields["vendor_address"]
+
+
+def test_ocr_restores_dropped_word_boundaries():
+    from pipeline.rules_ocr import fix_ocr_word
+
+    assert fix_ocr_word("deLattreAlexis") == "de Lattre Alexis"
+    assert fix_ocr_word("InvoiceINV/2023/03/0008") == "Invoice INV/2023/03/0008"
+    assert fix_ocr_word("Facturen°562044387du02Juillet2015") == "Facturen°562044387 du 02Juillet 2015"
+    for kept in ("GmbH", "iPad", "McDonald", "1st", "OR18030502160349", "azure.lnterior24@example.com"):
+        assert fix_ocr_word(kept) == kept
+
+
+def test_glued_ocr_label_and_value():
+    def doc_with(line: str) -> DocumentText:
+        return make_ocr_doc(
+            make_line(60, (80, "ACME Interior Ltd"), size=30),
+            make_line(300, (80, line), size=40),
+            make_line(900, (700, "Total"), (900, "$ 120.00"), size=25),
+            width=1650, height=2340,
+        )
+
+    assert extract_rules(doc_with("InvoiceINV/2023/03/0008")).fields["invoice_number"] == "INV/2023/03/0008"
+    fields = extract_rules(doc_with("Facturen°562044387du02Juillet2015")).fields
+    assert fields["invoice_number"] == "562044387"
+    assert fields["invoice_date"] == "2015-07-02"
+
+
+def test_ocr_l_for_i_in_total_label():
+    doc = make_ocr_doc(
+        make_line(40, (100, "FLOWER SHOP SDN BHD"), size=20),
+        make_line(300, (50, "Total Sales(Excluding GST)"), (400, "78.00")),
+        make_line(330, (50, "Total GST"), (400, "4.68")),
+        make_line(360, (50, "Total Sales(lnclusive of GsT)"), (400, "82.68")),
+        make_line(400, (50, "Total:"), (300, "78.00"), (400, "4.68")),
+    )
+    assert extract_rules(doc).fields["total_amount"] == 82.68
+
+
+def test_glued_ocr_sender_line_splits_into_name_and_address():
+    doc = make_ocr_doc(
+        make_line(87, (308, "AubonmoulinSARL-1242chemindelolive-84340Malaucene-France"), size=27),
+        make_line(261, (87, "Facture FA-2017-0010"), size=46),
+        make_line(1266, (1242, "Total TTC"), (1400, "671,15")),
+        width=1653, height=2339,
+    )
+    fields = extract_rules(doc).fields
+    assert fields["vendor_name"] == "Aubonmoulin SARL"
+    assert fields["vendor_address"] == "1242 chemindelolive, 84340Malaucene"
+
+
+def test_name_over_legal_footer_is_the_vendor():
+    doc = make_doc(
+        make_line(116, (386, "ALEXINUX")),
+        make_line(129, (387, "de Lattre Alexis")),
+        make_line(141, (387, "27 rue Henri Rolland")),
+        make_line(154, (387, "69100 Villeurbanne")),
+        make_line(179, (245, "Facture n° 2022089083")),
+        make_line(415, (376, "Total TTC : 56,02 €")),
+        make_line(795, (279, "NETPRESSE"), size=5),
+        make_line(802, (137, "Siège social : 16 rue Mollien - 92100 BOULOGNE"), size=6),
+        make_line(811, (153, "Sarl au capital de 10 000€ - RSC Paris B 530 848 134"), size=6),
+    )
+    assert extract_rules(doc).fields["vendor_name"] == "NETPRESSE"

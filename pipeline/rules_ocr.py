@@ -1,0 +1,56 @@
+"""OCR repairs of the rules extractor: typical misreadings of numbers undone before parsing.
+
+OCR engines (rapidocr above all) read ``0`` as ``O``, ``1`` as ``l`` or ``I`` inside numbers
+("475OO", "1OO.00") and a dollar sign as ``S`` ("S8.20"). This module owns fixing such words
+of OCR'd pages, conservatively: letters inside a token made of digits only, and ``S`` as ``$``
+only when the document prints dollar amounts elsewhere. Text-layer pages are never changed.
+Standard library only; pipeline must not import ``api`` or ``appliance``.
+"""
+from __future__ import annotations
+
+import re
+
+# A token of digits with O/o/I/l misreadings, optionally after a currency mark, standing alone.
+_NUMERIC_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9])(?P<cur>RM|Rs\.?|\$)?(?P<num>[0-9OoIl][0-9OoIl.,]*[0-9OoIl])"
+                               r"(?![A-Za-z0-9])")
+_DIGIT_FOR = str.maketrans({"O": "0", "o": "0", "I": "1", "l": "1"})
+# "S8.20": a dollar sign read as S, glued to an amount with cents.
+_S_DOLLAR_RE = re.compile(r"(?<![A-Za-z0-9$])S(?=\d{1,6}[.,]\d{2}(?![\d%]))")
+_DOLLAR_AMOUNT_RE = re.compile(r"\$\s?\d")
+
+
+def prints_dollars(text: str) -> bool:
+    """Whether ``text`` shows a dollar sign in front of a number (context for ``S`` as ``$``)."""
+    return bool(_DOLLAR_AMOUNT_RE.search(text or ""))
+
+
+def _fix_number(match: re.Match) -> str:
+    """A numeric token with its misread letters as digits, when it is mostly digits."""
+    num = match.group("num")
+    digits = sum(ch.isdigit() for ch in num)
+    letters = sum(ch.isalpha() for ch in num)
+    if letters == 0 or digits < 2 or letters > digits:
+        return match.group(0)
+    return (match.group("cur") or "") + num.translate(_DIGIT_FOR)
+
+
+# Word boundaries that OCR dropped: "deLattreAlexis", "NettTotal", "InvoiceINV/2023/03/0008",
+# "n°562044387du02Juillet2015". Not inside "GmbH", "iPad" or "McDonald", not before "1st".
+_GLUED_RE = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z])|(?<=[a-z]{3})(?=[A-Z]{2,}[\d/-])"
+                       r"|(?<=[a-z]{2})(?=\d{2})|(?<=\d)(?!(?:st|nd|rd|th|er|e|h)(?![a-z]))(?=[a-z]{2})")
+_WEB_RE = re.compile(r"@|www\.|https?:|\.(?:com|net|org)\b", re.I)  # e-mail and web addresses stay whole
+_SYMBOL_FOR = str.maketrans({"∈": "€"})  # the euro sign read as "element of"
+
+
+def fix_ocr_word(text: str, dollars: bool = False) -> str:
+    """One OCR'd word (or phrase) with misread digits repaired.
+
+    ``"475OO"`` -> ``"47500"``, ``"RM1O.5O"`` -> ``"RM10.50"``; words with other letters
+    ("ES1OOO1L", "LOT") stay as they are. With ``dollars`` (the document prints ``$`` amounts),
+    ``"Total:S8.20"`` -> ``"Total:$8.20"``; ``"300∈"`` -> ``"300€"``.
+    """
+    text = _NUMERIC_TOKEN_RE.sub(_fix_number, text).translate(_SYMBOL_FOR)
+    text = " ".join(token if _WEB_RE.search(token) else _GLUED_RE.sub(" ", token) for token in text.split(" "))
+    if dollars:
+        text = _S_DOLLAR_RE.sub("$", text)
+    return text
