@@ -20,6 +20,9 @@ class ModelConfig:
     llm_max_tokens: int = 160
     llm_enabled: bool = True
     data_dir: str = "./data"
+    # limits of the worker process (pipeline.worker, pipeline.pool); 0: none
+    worker_memory_mb: int = 0
+    job_timeout_seconds: float = 0
 
 
 @dataclass(frozen=True)
@@ -27,7 +30,9 @@ class JobContext:
     """One document to extract. ``media_type`` comes from the sniffer; ``max_ocr_pages`` is
     OCR_MAX_PDF_PAGES; ``visual_only`` ignores embedded XML and PDF text layers (benchmarks of
     the OCR path); ``templates`` are the tenant's vendor templates as ``(vendor_id, yaml)``, and
-    ``vendor_id`` (the upload's ``vendorId``) is tried first."""
+    ``vendor_id`` (the upload's ``vendorId``) is tried first. ``force_tier`` (an operator's
+    reprocess) runs one tier only: 0 e-invoice XML, 1 vendor template, 2 rules + LLM; the
+    document fails when the forced tier cannot apply."""
 
     invoice_id: str
     media_type: str
@@ -36,3 +41,4 @@ class JobContext:
     visual_only: bool = False
     name: str | None = None
     templates: tuple[tuple[str, str], ...] = ()
+    force_tier: int | None = None

@@ -13,6 +13,7 @@ from pipeline import normalise
 from pipeline.context import JobContext, ModelConfig
 from pipeline.document import DocumentText
 from pipeline.einvoice import EInvoiceError, compare_with_print, read_einvoice
+from pipeline.evidence import build_evidence
 from pipeline.llm_extract import llm_fill
 from pipeline.result import ExtractionResult, TemporaryError
 from pipeline.rules import extract_rules
@@ -106,13 +107,19 @@ class Extractor:
         if media_type is None:
             return ExtractionResult(None, "failed", processing_error="Unsupported file type")
         note = None
-        if media_type == PDF and not ctx.visual_only:
+        if media_type == PDF and not ctx.visual_only and ctx.force_tier in (None, 0):
             try:
                 tier0 = self.einvoice(data, timings)
             except EInvoiceError as exc:  # unreadable XML: the print still has the invoice
                 tier0, note = None, f"embedded e-invoice XML unreadable ({exc})"
             if tier0 is not None:
                 return tier0
+        if ctx.force_tier == 0:  # forced: never fall through to OCR, templates or the LLM
+            reason = note or "the document embeds no e-invoice XML"
+            return ExtractionResult(None, "failed", processing_error=f"Tier 0 forced, but {reason}",
+                                    routing_reason="tier 0 forced", timings=timings)
+        if ctx.force_tier in (1, 2):
+            note = f"tier {ctx.force_tier} forced"
         started = time.perf_counter()
         try:
             doc = self.read_text(ctx, data, media_type)
@@ -136,6 +143,7 @@ class Extractor:
         printed = extract_rules(doc).fields if doc.text.strip() else {}
         data_out = normalise.data(found.fields, found.line_items, doc.text)
         errors = validate(data_out) + compare_with_print(found.fields, printed)
+        evidence = build_evidence(data_out, doc=doc, default_source="einvoice", errors=errors)
         timings["einvoice"] = round(time.perf_counter() - started, 3)
         profile = f", profile {found.profile}" if found.profile else ""
         return ExtractionResult(
@@ -147,6 +155,7 @@ class Extractor:
             routing_reason=f"embedded e-invoice XML {found.xml_name or ''} ({found.syntax}{profile})",
             timings=timings,
             field_sources={name: "einvoice" for name in normalise.HEADER_FIELDS if data_out.get(name) is not None},
+            evidence=evidence,
         )
 
     def structure(self, doc: DocumentText, timings: dict[str, float], note: str | None = None,
@@ -155,6 +164,10 @@ class Extractor:
         the template left open and the LLM what both left open; then normalise and validate."""
         started = time.perf_counter()
         template, vendor_id, template_note = self.match_template(doc, ctx)
+        if ctx is not None and ctx.force_tier == 1 and template is None:
+            return ExtractionResult(None, "failed", ocr_confidence=doc.ocr_confidence, routing_reason="tier 1 forced",
+                                    processing_error=f"Tier 1 forced, but no vendor template applies ({template_note})",
+                                    timings=timings)
         found = extract_rules(doc)
         timings["rules"] = round(time.perf_counter() - started, 3)
         fields: dict[str, Any] = {}
@@ -182,6 +195,8 @@ class Extractor:
         lines = template.line_items if template and template.line_items else found.line_items
         data = normalise.data(fields, lines, doc.text)
         errors = validate(data)
+        evidence = build_evidence(data, doc=doc, rules_evidence=found.evidence, errors=errors,
+                                  source_by_field={k: v for k, v in source.items() if v != "rules"})
         kinds = "+".join(sorted({page.source for page in doc.pages}))
         if template:
             reason = f"vendor template {template.template_name} ({template_note}); text from {kinds}"
@@ -202,12 +217,15 @@ class Extractor:
             timings=timings,
             vendor_id=vendor_id,
             field_sources={name: source[name] for name in source if data.get(name) is not None},
+            evidence=evidence,
         )
 
     def match_template(self, doc: DocumentText, ctx: JobContext | None):
         """The first vendor template that applies: the upload's vendor first (forced), then every
         template of the tenant whose keywords match. Returns (TemplateResult | None, vendor id,
         a note for routingReason). A broken template is skipped, never fatal."""
+        if ctx is not None and ctx.force_tier == 2:
+            return None, None, "vendor templates skipped"
         if ctx is None or not ctx.templates:
             return None, None, "no vendor template"
         ordered = sorted(ctx.templates, key=lambda t: t[0] != ctx.vendor_id)

@@ -129,7 +129,7 @@ async def test_too_large_is_413_while_streaming(harness_factory, tmp_path):
 
 
 async def test_over_ocr_limit_refused_before_debit_unless_configured(harness_factory, tmp_path):
-    pdf = text_pdf(INVOICE_LINES) + b"%" * (1024 * 1024 + 10)
+    pdf = text_pdf(INVOICE_LINES) + b"%" * (1024 * 1024 + 10) + b"\n%%EOF\n"  # still ends like a PDF
     strict = await harness_factory(make_settings(tmp_path / "a", {"limits": {"MAX_FILE_SIZE_MB": 3,
                                                                              "OCR_MAX_UPLOAD_MB": 1}}))
     _, headers = await strict.tenant()
@@ -232,11 +232,24 @@ async def test_hostile_file_name_is_never_used_on_disk(harness):
     assert row["original_name"] == "passwd.jpg"
 
 
-async def test_unreadable_document_ends_failed(harness):
+async def test_unreadable_document_is_refused_before_the_debit(harness):
+    """Inspected at upload (pipeline.inspection; more cases in test_hostile_input.py): 400, no debit."""
     _, headers = await harness.tenant()
     corrupt = b"%PDF-1.4\n" + b"garbage" * 300
-    body = await (await harness.upload(headers, corrupt)).json()
-    result = await harness.wait_ready(headers, body["invoice"]["id"])
-    assert result["processingStatus"] == "failed" and result["ready"] is True
-    assert result["status"] == "pending" and result["data"] is None
-    assert "PDF cannot be read" in result["processingError"]
+    response = await harness.upload(headers, corrupt)
+    assert response.status == 400
+    assert "Unreadable PDF" in (await response.json())["message"]
+    assert await harness.balance(headers) == 10 and files_on_disk(harness.settings) == []
+    assert await rows(harness.db, "invoices") == 0
+
+
+async def test_evidence_for_each_filled_field(harness):
+    _, headers = await harness.tenant()
+    response = await harness.upload(headers, text_pdf(INVOICE_LINES))
+    invoice = await harness.wait_ready(headers, (await response.json())["invoice"]["id"])
+    evidence = invoice["evidence"]
+    filled = {k for k, v in invoice["data"].items() if v is not None and k not in ("raw_text", "line_items")}
+    assert set(evidence) == filled
+    total = evidence["total_amount"]
+    assert total["source"] == "rules" and total["page"] == 1 and "119.00" in total["text"]
+    assert len(total["bbox"]) == 4 and 0 <= total["confidence"] <= 1
