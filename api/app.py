@@ -1,7 +1,8 @@
 """Assemble the aiohttp application: middlewares, routes and the OpenAPI 3 document.
 
 The OpenAPI document is served at ``/api/docs/openapi.json`` and Swagger UI (bundled, works
-offline) at ``/api/docs``; both are outside ``/api/v1`` and need no key.
+offline) at ``/api/docs``; both are outside ``/api/v1`` and need no key, like the probes
+``/healthz`` and ``/readyz``. ``/metrics`` is not here: it has its own loopback port (``api.metrics``).
 """
 from __future__ import annotations
 
@@ -12,20 +13,27 @@ from aiohttp_apigami import setup_aiohttp_apispec
 
 from api.auth import auth_middleware
 from api.errors import error_middleware
-from api.keys import BILLING, DB, ON_ENQUEUED, QUEUE_READY, SETTINGS
-from api.routes import credits, invoices, webhooks
+from api.keys import BILLING, DB, METRICS, ON_ENQUEUED, QUEUE_READY, READINESS, SETTINGS
+from api.metrics import metrics_middleware
+from api.routes import credits, health, invoices, webhooks
 from appliance.billing import Billing
 from appliance.db import Database
+from appliance.metrics import Metrics
+from appliance.readiness import Readiness
 from appliance.settings import Settings
 
 OPENAPI_URL = "/api/docs/openapi.json"
 
 
 def make_app(db: Database, settings: Settings, *, queue_ready: Callable[[], bool],
-             on_enqueued: Callable[[], Any] = lambda: None) -> web.Application:
+             on_enqueued: Callable[[], Any] = lambda: None, readiness: Readiness | None = None,
+             metrics: Metrics | None = None) -> web.Application:
     """The web app. ``queue_ready()`` says whether the pool can take work; ``on_enqueued()`` wakes
-    the dispatcher after an upload is accepted."""
-    app = web.Application(middlewares=[error_middleware, auth_middleware])
+    the dispatcher after an upload is accepted. ``readiness`` answers ``/readyz`` (None: one that is
+    never attached, so ``/readyz`` says 503); ``metrics`` counts requests (None: a private one)."""
+    app = web.Application(middlewares=[metrics_middleware, error_middleware, auth_middleware])
+    app[METRICS] = metrics or Metrics(db)
+    app[READINESS] = readiness or Readiness(db)
     app[DB] = db
     app[SETTINGS] = settings
     app[QUEUE_READY] = queue_ready
@@ -46,6 +54,7 @@ def make_app(db: Database, settings: Settings, *, queue_ready: Callable[[], bool
             "description": "Tenant API key as `Bearer <API_KEY>` (spec section 5)"}}},
     )
     app.add_routes(webhooks.routes)  # after the spec is built: Stripe's contract, not the tenant API
+    app.add_routes(health.routes)  # probes for operators, not the tenant API either
     app.on_cleanup.append(_close_billing)
     return app
 

@@ -7,6 +7,8 @@ from aiohttp import web
 
 from appliance.billing import Billing
 from appliance.db import Database
+from appliance.metrics import Metrics
+from appliance.readiness import Readiness
 from appliance.settings import Settings
 from appliance.tenants import Tenant
 
@@ -15,4 +17,6 @@ SETTINGS = web.AppKey("settings", Settings)
 BILLING = web.AppKey("billing", Billing)
 QUEUE_READY = web.AppKey("queue_ready", Callable[[], bool])
 ON_ENQUEUED = web.AppKey("on_enqueued", Callable[[], Any])
+READINESS = web.AppKey("readiness", Readiness)
+METRICS = web.AppKey("metrics", Metrics)
 TENANT = web.RequestKey("tenant", Tenant)

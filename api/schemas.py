@@ -128,7 +128,8 @@ class InvoiceSchema(Schema):
     duplicateOf = fields.UUID(allow_none=True, required=True,
                               metadata={"description": "The earlier invoice this one duplicates (beyond the spec)"})
     evidence = fields.Dict(keys=fields.String(), values=fields.Nested(EvidenceSchema), required=True,
-                           metadata={"description": "Per filled field of data (beyond the spec)"})
+                           metadata={"description": "Per filled field of data (beyond the spec); a human "
+                                                     "correction of line item N (1-based) is under line_items[N].field"})
     vendor = fields.Nested(VendorRefSchema, allow_none=True, required=True)
     createdAt = fields.DateTime(required=True)
     updatedAt = fields.DateTime(required=True)

@@ -70,6 +70,45 @@ def init(settings: Settings) -> None:
 
 
 @main.command()
+@click.option("--skip", multiple=True, type=click.Choice(["data_dir", "database", "ocr", "llm", "ray"]),
+              help="leave a check out (repeatable)")
+@click.pass_obj
+def check(settings: Settings, skip: tuple[str, ...]) -> None:
+    """Preflight: data dir, database and migrations, OCR engine, model files, Ray. One line per
+    check; exits 78 when any fails."""
+    from appliance.checks import run_checks
+
+    results = run_checks(settings, skip)
+    for result in results:
+        click.echo(result.line())
+    if not all(result.ok for result in results):
+        sys.exit(78)  # EX_CONFIG, like every other "this host is not set up to serve" error
+
+
+@main.group("config")
+def config_group() -> None:
+    """The effective configuration."""
+
+
+@config_group.command("show")
+@click.option("--json", "as_json", is_flag=True, help="a JSON list of {key, value, origin}")
+@click.pass_context
+def config_show(ctx: click.Context, as_json: bool) -> None:
+    """Every setting with where its value came from (default, file, environment); secrets masked."""
+    from appliance.config_show import effective, render
+    from appliance.settings import load_settings_with_origins
+
+    root = ctx.find_root().params  # the group's --config and --data-dir, parsed again with origins
+    settings, origins = load_settings_with_origins(root["config_path"], root["data_dir"])
+    rows = effective(settings, origins)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for line in render(rows):
+        click.echo(line)
+
+
+@main.command()
 @click.option("--host", default=None, help="address to bind (default: server.host)")
 @click.option("--port", default=None, type=int, help="port (default: server.port)")
 @click.pass_obj
@@ -78,6 +117,33 @@ def serve(settings: Settings, host: str | None, port: int | None) -> None:
     from appliance.server import serve as run_server
 
     _run(run_server(settings, host or settings.server.host, port or settings.server.port))
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.pass_obj
+def backup(settings: Settings, path: Path) -> None:
+    """Write the database (online snapshot), uploaded files and a manifest to PATH
+    (a new directory, or PATH.tar.gz); safe while the server runs. models/ is left out."""
+    from appliance.backup import backup as make_backup
+
+    done = make_backup(settings, path)
+    click.echo(f"backup {done.path}: {done.counts.get('invoices', 0)} invoice(s), "
+               f"{done.counts.get('ledger', 0)} ledger row(s), {done.files} file(s), {done.bytes} bytes")
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path, exists=True))
+@click.option("--force", is_flag=True, help="replace the data dir's existing database and files")
+@click.pass_obj
+def restore(settings: Settings, path: Path, force: bool) -> None:
+    """Restore a backup (directory or .tar.gz) into the data dir, then migrate it.
+    Refuses while a server runs on the data dir."""
+    from appliance.backup import restore as run_restore
+
+    done = run_restore(settings, path, force=force)
+    click.echo(f"restored {done.path} into {settings.data_dir}: {done.counts.get('invoices', 0)} invoice(s), "
+               f"{done.files} file(s)")
 
 
 @main.group()
@@ -257,6 +323,15 @@ def extract(settings: Settings, paths: tuple[Path, ...], out_dir: Path | None, v
         return failed
 
     _run(go())
+
+
+# Queue and review commands live in their own modules (one job each) and attach here.
+from appliance.cli_jobs import jobs  # noqa: E402
+from appliance.cli_review import REVIEW_COMMANDS  # noqa: E402
+
+main.add_command(jobs)
+for _command in REVIEW_COMMANDS:
+    invoice.add_command(_command)
 
 
 if __name__ == "__main__":

@@ -30,16 +30,20 @@ def model_config(settings: Settings) -> ModelConfig:
         dpi=settings.ocr.dpi, llm_backend=settings.llm.backend, llm_model_path=settings.llm.model_path,
         llm_n_ctx=settings.llm.n_ctx, llm_threads=settings.llm.n_threads, llm_max_tokens=settings.llm.max_tokens,
         llm_enabled=settings.llm.enabled, data_dir=str(settings.data_dir),
+        worker_memory_mb=settings.limits.worker_memory_mb, job_timeout_seconds=settings.limits.job_timeout_seconds,
     )
 
 
 class Dispatcher:
-    """Runs until ``stop()``: at most ``pool.size`` jobs in flight."""
+    """Runs until ``stop()``: at most ``pool.size`` jobs in flight. ``metrics`` (an
+    ``appliance.metrics.Metrics``, optional) is told of results, retries and busy OCR."""
 
-    def __init__(self, db: Database, settings: Settings, pool) -> None:
+    def __init__(self, db: Database, settings: Settings, pool, metrics=None) -> None:
         self.db = db
         self.settings = settings
         self.pool = pool
+        self.metrics = metrics
+        self._task: asyncio.Task | None = None
         self.owner = f"dispatcher-{uuid.uuid4()}"
         self._wake = asyncio.Event()
         self._stopping = False
@@ -49,7 +53,17 @@ class Dispatcher:
         """Called after an upload is accepted, so the job starts without waiting for the poll."""
         self._wake.set()
 
+    @property
+    def running(self) -> bool:
+        """True while ``run()`` loops; False before, after ``stop()``, or once it crashed (readiness)."""
+        return self._task is not None and not self._task.done() and not self._stopping
+
+    def _observe(self, event: str, *args) -> None:
+        if self.metrics is not None:
+            getattr(self.metrics, event)(*args)
+
     async def run(self) -> None:
+        self._task = asyncio.current_task()
         released = await jobs.release_orphans(self.db, self.owner)
         if released:
             log.info("requeued %d job(s) leased by a previous process", released)
@@ -84,34 +98,41 @@ class Dispatcher:
 
     async def _process(self, job: jobs.LeasedJob) -> None:
         row = await self.db.fetchone(
-            "SELECT f.path, f.media_type, f.original_name, i.vendor_id FROM files f "
-            "JOIN invoices i ON i.id = f.invoice_id WHERE f.invoice_id = ?", (job.invoice_id,))
+            "SELECT f.path, f.media_type, f.original_name, i.vendor_id, j.force_tier FROM files f "
+            "JOIN invoices i ON i.id = f.invoice_id JOIN jobs j ON j.id = ? WHERE f.invoice_id = ?",
+            (job.id, job.invoice_id))
         if row is None:
             await invoices.record_result(self.db, job.id, job.invoice_id, _failed("the stored file is missing"))
             return
         ctx = JobContext(job.invoice_id, row["media_type"], self.settings.limits.OCR_MAX_PDF_PAGES,
                          row["vendor_id"], name=row["original_name"],
-                         templates=await vendors.templates_of(self.db, job.tenant_id))
+                         templates=await vendors.templates_of(self.db, job.tenant_id),
+                         force_tier=row["force_tier"])  # set by `appliance invoice reprocess --tier`
         log.info("job %s invoice %s attempt %d: processing", job.id, job.invoice_id, job.attempts)
         try:
             data = await asyncio.to_thread(Path(row["path"]).read_bytes)
             result = await self.pool.submit(ctx, data)
         except TemporaryError as exc:
-            await self._retry(job, str(exc), busy="busy" in str(exc).lower())
+            busy = "busy" in str(exc).lower()
+            if busy:
+                self._observe("ocr_busy")
+            await self._retry(job, str(exc), busy=busy)
             return
         except Exception as exc:  # a bug or a crash in a stage: the invoice fails, the server lives
             log.exception("job %s failed", job.id)
             await self._retry(job, f"extraction error: {type(exc).__name__}: {exc}", busy=False)
             return
         await invoices.record_result(self.db, job.id, job.invoice_id, result)
+        self._observe("job_result", result)
         log.info("job %s invoice %s: %s", job.id, job.invoice_id, result["processing_status"])
 
     async def _retry(self, job: jobs.LeasedJob, error: str, *, busy: bool) -> None:
         queue = self.settings.queue
         if not busy and job.attempts >= queue.max_attempts:
             log.warning("job %s: giving up after %d attempts: %s", job.id, job.attempts, error)
-            await invoices.record_result(self.db, job.id, job.invoice_id,
-                                         _failed(f"{error} (after {job.attempts} attempts)"))
+            failed = _failed(f"{error} (after {job.attempts} attempts)")
+            await invoices.record_result(self.db, job.id, job.invoice_id, failed)
+            self._observe("job_result", failed)
             return
         tries = job.busy_retries if busy else job.attempts
         delay = min(MAX_BACKOFF_SECONDS, queue.backoff_seconds * (2 ** min(tries, 10)))
@@ -119,6 +140,7 @@ class Dispatcher:
             delay = min(delay, queue.backoff_seconds * 4)  # busy clears as soon as one OCR finishes
         log.info("job %s: retry in %.1f s: %s", job.id, delay, error)
         await jobs.retry_later(self.db, job, delay, error, busy=busy)
+        self._observe("job_retry", "busy" if busy else "error")
 
 
 def _failed(message: str) -> dict:

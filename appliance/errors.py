@@ -32,6 +32,11 @@ class UnsupportedFileType(BadRequest):
     """Magic bytes are not PDF, JPEG or PNG (spec section 8)."""
 
 
+class UnreadableUpload(BadRequest):
+    """The file has a supported type but cannot be read safely: truncated, corrupt, encrypted or
+    a polyglot (pipeline.inspection); refused before the debit."""
+
+
 class AlreadyAttached(BadRequest):
     """A file is already attached to that invoice slot (spec 4.6)."""
 
@@ -62,6 +67,13 @@ class QueueUnavailable(ApplianceError):
     """The pipeline pool is not healthy or the backlog is full (spec 4.6, 503 with Retry-After)."""
 
     status = 503
+    exit_code = 75
+
+
+class JobBusy(ApplianceError):
+    """A job is leased by a worker right now; retry or reprocess it once it is done."""
+
+    status = 409
     exit_code = 75
 
 

@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from appliance import jobs, ledger, vendors
+from appliance import jobs, ledger, review, vendors
 from appliance.db import Database, fetchone, utcnow
 from appliance.errors import AlreadyAttached, FileTooLarge, NotFound, QueueUnavailable
 from appliance.files import MB, StoredUpload
@@ -182,6 +182,7 @@ async def get_invoice(db: Database, invoice_id: str, tenant_id: str | None, *, o
     if operator:
         body.update(tenantId=row["tenant_id"], extractionTier=row["extraction_tier"],
                     extractionProvider=row["extraction_provider"], routingReason=row["routing_reason"])
+    await review.overlay(db, body, history=operator)  # human corrections on top (spec 1.3)
     return body
 
 
@@ -190,13 +191,15 @@ async def record_result(db: Database, job_id: str, invoice_id: str, result: dict
     atomically; also decides the vendor, ``direction`` and duplicates (``resolve``).
 
     ``status`` follows DESIGN.md flow step 5: ``extracted`` when data exists, ``duplicate`` when
-    the invoice duplicates an earlier one of the tenant, ``pending`` when failed.
+    the invoice duplicates an earlier one of the tenant, ``pending`` when failed; a human
+    decision or stored corrections keep theirs (``appliance.review.status_after_extraction``).
     """
     data = result.get("data")
     failed = data is None or result["processing_status"] == "failed"
     async with db.transaction() as conn:
         resolved = await resolve(conn, invoice_id, data, result.get("vendor_id")) if not failed else Resolution()
         status = "pending" if failed else ("duplicate" if resolved.duplicate_of else "extracted")
+        status = await review.status_after_extraction(conn, invoice_id, status)  # human review outlives a reprocess
         await conn.execute(
             "UPDATE invoices SET status = ?, processing_status = ?, data_json = ?, invoice_number = ?, "
             "total_amount = ?, ocr_confidence = ?, validation_errors_json = ?, processing_error = ?, "

@@ -15,6 +15,19 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(body, ensure_ascii=False)
 
 
+# Third-party loggers whose DEBUG lines carry SQL parameters (the SHA-256 of every API key a
+# client presents, invoice data): kept at INFO whatever ``log.level`` says.
+QUIET_LOGGERS = ("aiosqlite",)
+
+
+def quiet_noisy_loggers() -> None:
+    """Raise the loggers of QUIET_LOGGERS to INFO (never lowers a level set higher)."""
+    for name in QUIET_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.level < logging.INFO:
+            logger.setLevel(logging.INFO)
+
+
 def setup_logging(level: str = "INFO", fmt: str = "text") -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if fmt == "json" else
@@ -22,3 +35,4 @@ def setup_logging(level: str = "INFO", fmt: str = "text") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    quiet_noisy_loggers()

@@ -149,6 +149,31 @@ def vendors_templates_duplicates(db: Database) -> None:
     )
 
 
+@migrations(name="0004_review_and_reprocess")
+def review_and_reprocess(db: Database) -> None:
+    # Corrections sit beside the extraction (data_json), never over it: a reprocess rewrites
+    # data_json and the corrections are applied on top at read time (appliance.review).
+    db.executescript(
+        """
+        CREATE TABLE corrections (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            invoice_id TEXT NOT NULL REFERENCES invoices(id),
+            line_index INTEGER,  -- 1-based position in data.line_items; NULL for a header field
+            field TEXT NOT NULL,
+            old_value_json TEXT,
+            new_value_json TEXT,
+            corrected_by TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX corrections_invoice ON corrections(invoice_id, id);
+        ALTER TABLE invoices ADD COLUMN review_decision TEXT CHECK (review_decision IN ('approved', 'rejected'));
+        ALTER TABLE invoices ADD COLUMN decided_by TEXT;
+        ALTER TABLE invoices ADD COLUMN decided_at TEXT;
+        ALTER TABLE jobs ADD COLUMN force_tier INTEGER CHECK (force_tier IN (0, 1, 2));
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 

@@ -15,12 +15,16 @@ from pathlib import Path
 from aiohttp import web
 
 from api.app import make_app
+from api.metrics import start_metrics_server
 from appliance.billing import sync_packages
 from appliance.db import Database
 from appliance.dispatcher import Dispatcher, model_config
 from appliance.errors import ConfigError
 from appliance.files import reap_partials
+from appliance.metrics import Metrics
 from appliance.migrations import migrate
+from appliance.notify import Notifier, report_status, status_line
+from appliance.readiness import Readiness
 from appliance.settings import Settings
 from pipeline.pool import start_pool
 
@@ -55,12 +59,13 @@ def lock_data_dir(settings: Settings):
 
 
 @asynccontextmanager
-async def running_pipeline(settings: Settings, db: Database):
-    """The pool and its dispatcher, started (models loaded) and stopped around the block."""
+async def running_pipeline(settings: Settings, db: Database, metrics: Metrics | None = None):
+    """The pool and its dispatcher, started (models loaded) and stopped around the block;
+    ``metrics`` is handed to the dispatcher."""
     pool = await start_pool(settings.pool.backend, model_config(settings), settings.pool.workers,
                             settings.ocr.concurrency, ray_address=settings.ray.address,
                             num_cpus=settings.ray.num_cpus, object_store_mb=settings.ray.object_store_mb)
-    dispatcher = Dispatcher(db, settings, pool)
+    dispatcher = Dispatcher(db, settings, pool, metrics)
     task = asyncio.create_task(dispatcher.run())
     try:
         yield pool, dispatcher
@@ -82,27 +87,58 @@ async def serve(settings: Settings, host: str, port: int, ready: asyncio.Event |
     db = await Database(settings.db_path).open()
     await sync_packages(db, settings)
     stop = stop or asyncio.Event()
+    notifier = Notifier()  # before Ray starts, so its workers do not inherit NOTIFY_SOCKET
+    readiness, metrics = Readiness(db), Metrics(db)
+    runner = metrics_runner = None
     try:
+        # The web app comes up before the pool: /healthz and /readyz answer while the models load
+        # (minutes), and uploads get 503 "Extraction queue unavailable" until readiness.attach().
+        app = make_app(db, settings, queue_ready=readiness.queue_ready, on_enqueued=readiness.wake,
+                       readiness=readiness, metrics=metrics)
+        runner = web.AppRunner(app, access_log_format='%a "%r" %s %b %Tfs')
+        await runner.setup()
+        await web.TCPSite(runner, host, port).start()
+        log.info("listening on http://%s:%d (/readyz says when the models are loaded)", host, port)
+        metrics_runner = await _start_metrics(settings, metrics)
+        notifier.status("loading models and starting the pool")
         log.info("loading models and starting the %s pool (%d workers)", settings.pool.backend, settings.pool.workers)
-        async with running_pipeline(settings, db) as (pool, dispatcher):
+        async with running_pipeline(settings, db, metrics) as (pool, dispatcher):
             _on_signals(stop)  # after ray.init, which installs handlers of its own
-            app = make_app(db, settings, queue_ready=pool.healthy, on_enqueued=dispatcher.wake)
-            runner = web.AppRunner(app, access_log_format='%a "%r" %s %b %Tfs')
-            await runner.setup()
-            site = web.TCPSite(runner, host, port)
-            await site.start()
+            readiness.attach(pool, dispatcher)
             log.info("serving on http://%s:%d/api/v1 (OpenAPI at /api/docs)", host, port)
             print(f"appliance ready on http://{host}:{port}", flush=True)
             if ready is not None:
                 ready.set()
+            notifier.ready(await status_line(db))
             health = asyncio.create_task(_watch_pool(pool, stop))
+            reporter = asyncio.create_task(report_status(db, notifier))
             await stop.wait()
+            notifier.stopping()
             health.cancel()
+            reporter.cancel()
             log.info("shutting down")
-            await runner.cleanup()
+            readiness.detach()  # /readyz 503 and uploads refused while jobs in flight finish
     finally:
+        for web_runner in (runner, metrics_runner):
+            if web_runner is not None:
+                await web_runner.cleanup()
         await db.close()
         lock.close()
+
+
+async def _start_metrics(settings: Settings, metrics: Metrics) -> web.AppRunner | None:
+    """The ``/metrics`` listener on 127.0.0.1:``metrics.port``; None when disabled or the port is
+    taken (logged): metrics are not worth refusing to extract invoices for."""
+    if not settings.metrics.enabled:
+        return None
+    port = settings.metrics.port
+    try:
+        metrics_runner = await start_metrics_server(metrics, port)
+    except OSError as exc:
+        log.error("metrics: cannot listen on 127.0.0.1:%d (%s); serving without /metrics", port, exc)
+        return None
+    log.info("metrics on http://127.0.0.1:%d/metrics", port)
+    return metrics_runner
 
 
 def _on_signals(stop: asyncio.Event) -> None:

@@ -29,6 +29,9 @@ class LimitSettings:
     OCR_MAX_UPLOAD_MB: int = 25
     OCR_MAX_PDF_PAGES: int = 3
     accept_over_ocr_limit: bool = False
+    max_pdf_pages: int = 500
+    job_timeout_seconds: float = 180.0
+    worker_memory_mb: int = 6144
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,14 @@ class LogSettings:
 
 
 @dataclass(frozen=True)
+class MetricsSettings:
+    """``GET /metrics`` (Prometheus) on its own port, always bound to 127.0.0.1."""
+
+    enabled: bool = True
+    port: int = 9464
+
+
+@dataclass(frozen=True)
 class Settings:
     """The effective settings. ``data_dir`` holds ``appliance.db``, ``files/`` and ``models/``."""
 
@@ -130,6 +141,7 @@ class Settings:
     pool: PoolSettings = field(default_factory=PoolSettings)
     ray: RaySettings = field(default_factory=RaySettings)
     log: LogSettings = field(default_factory=LogSettings)
+    metrics: MetricsSettings = field(default_factory=MetricsSettings)
 
     @property
     def db_path(self) -> Path:
@@ -221,12 +233,15 @@ def _packages(raw: Any, path: Path) -> tuple[PackageSetting, ...]:
     return tuple(packages)
 
 
-def _apply_env(values: dict[str, dict[str, Any]], env: dict[str, str]) -> None:
+def _apply_env(values: dict[str, dict[str, Any]], env: dict[str, str]) -> dict[tuple[str, str], str]:
+    """Apply environment overrides into ``values``; returns ``{(section, key): variable}`` applied."""
+    applied: dict[tuple[str, str], str] = {}
     sections = _sections()
     defaults = {name: dataclasses.asdict(factory()) for name, factory in sections.items()}
     for name, (section, key) in SPEC_ENV_NAMES.items():
         if name in env:
             values[section][key] = _convert(env[name], defaults[section][key], name)
+            applied[(section, key)] = name
     for section, keys in defaults.items():
         for key, default in keys.items():
             if not isinstance(default, (str, int, float, bool)):
@@ -234,11 +249,22 @@ def _apply_env(values: dict[str, dict[str, Any]], env: dict[str, str]) -> None:
             name = f"APPLIANCE_{section}_{key}".upper()
             if name in env:
                 values[section][key] = _convert(env[name], default, name)
+                applied[(section, key)] = name
+    return applied
 
 
 def load_settings(config_path: Path | None = None, data_dir: Path | None = None,
                   env: dict[str, str] | None = None) -> Settings:
-    """Build Settings from defaults, the TOML file (if any) and the environment.
+    """Build Settings from defaults, the TOML file (if any) and the environment
+    (``load_settings_with_origins`` without the origins)."""
+    return load_settings_with_origins(config_path, data_dir, env)[0]
+
+
+def load_settings_with_origins(config_path: Path | None = None, data_dir: Path | None = None,
+                               env: dict[str, str] | None = None) -> tuple[Settings, dict[str, str]]:
+    """Build Settings from defaults, the TOML file (if any) and the environment, and say where
+    each value came from: ``{"section.key" or "data_dir": "default" | "file PATH" | "env NAME" |
+    "--data-dir"}`` (for ``appliance config show``).
 
     ``config_path`` None means ``APPLIANCE_CONFIG`` or ``./config.toml`` when present.
     ``data_dir`` (the CLI's ``--data-dir``) wins over ``APPLIANCE_DATA_DIR`` and the file.
@@ -259,7 +285,10 @@ def load_settings(config_path: Path | None = None, data_dir: Path | None = None,
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{config_path}: {exc}") from exc
         file_data_dir = _apply_file(values, raw, Path(config_path).resolve())
-    _apply_env(values, env)
+    origins = {f"{section}.{key}": f"file {Path(config_path).resolve()}"
+               for section, keys in values.items() for key in keys}
+    for (section, key), name in _apply_env(values, env).items():
+        origins[f"{section}.{key}"] = f"env {name}"
     sections = _sections()
     built = {}
     for name, factory in sections.items():
@@ -271,7 +300,9 @@ def load_settings(config_path: Path | None = None, data_dir: Path | None = None,
         or file_data_dir or Settings().data_dir
     settings = Settings(data_dir=Path(chosen).resolve(), **built)
     validate(settings)
-    return settings
+    origins["data_dir"] = ("--data-dir" if data_dir else "env APPLIANCE_DATA_DIR" if env.get("APPLIANCE_DATA_DIR")
+                           else f"file {Path(config_path).resolve()}" if file_data_dir else "default")
+    return settings, origins
 
 
 def validate(settings: Settings) -> None:
@@ -282,11 +313,17 @@ def validate(settings: Settings) -> None:
         raise ConfigError("OCR_MAX_UPLOAD_MB cannot exceed MAX_FILE_SIZE_MB")
     for name, value in (("MAX_FILE_SIZE_MB", settings.limits.MAX_FILE_SIZE_MB),
                         ("OCR_MAX_PDF_PAGES", settings.limits.OCR_MAX_PDF_PAGES),
+                        ("limits.max_pdf_pages", settings.limits.max_pdf_pages),
                         ("ocr.concurrency", settings.ocr.concurrency),
                         ("queue.max_attempts", settings.queue.max_attempts),
                         ("pool.workers", settings.pool.workers)):
         if value < 1:
             raise ConfigError(f"{name} must be at least 1")
+    if not 0 < settings.limits.job_timeout_seconds < settings.queue.lease_seconds:
+        # past the lease the queue would hand the job to a second worker while the first still runs
+        raise ConfigError("limits.job_timeout_seconds must be above 0 and below queue.lease_seconds")
+    if settings.limits.worker_memory_mb < 0:
+        raise ConfigError("limits.worker_memory_mb cannot be negative (0: no limit)")
     if settings.pool.backend not in ("ray", "inline"):
         raise ConfigError("pool.backend must be \"ray\" or \"inline\"")
     if settings.credits.cost_per_invoice < 0:

@@ -5,6 +5,11 @@ Each Ray actor wraps one ``Extractor`` and loads its models in its constructor. 
 actor limits OCR in flight to ``ocr.concurrency`` across the whole pool (spec section 8). The
 document's bytes travel through Ray's object store, so an actor on another host of the cluster
 can read them (DESIGN.md flow step 4).
+
+Limits (``limits.job_timeout_seconds``, ``limits.worker_memory_mb``, carried in ModelConfig):
+a document running past the timeout gets its actor killed (Ray restarts it) and comes back as
+JobTimeout, a temporary error the queue retries; each actor caps its own memory
+(pipeline.worker), so one bad file cannot take the appliance down.
 """
 from __future__ import annotations
 
@@ -24,6 +29,14 @@ class WorkerLost(TemporaryError):
     """A worker died while holding a job (crash, out of memory); the job is retried."""
 
 
+class JobTimeout(WorkerLost):
+    """A document ran past ``limits.job_timeout_seconds``; its worker was stopped, the job is retried."""
+
+
+def _timeout_error(seconds: float, what: str) -> JobTimeout:
+    return JobTimeout(f"extraction ran past limits.job_timeout_seconds ({seconds:g} s); {what}")
+
+
 class InlinePool:
     """``size`` Extractors in threads of this process, sharing one OCR gate."""
 
@@ -32,6 +45,7 @@ class InlinePool:
 
         gate = OcrGate(ocr_concurrency)
         self.size = size
+        self.timeout = models.job_timeout_seconds or None
         self._idle: asyncio.Queue | None = None
         self._workers = [Extractor(models, gate) for _ in range(size)]
 
@@ -45,10 +59,13 @@ class InlinePool:
             for worker in self._workers:
                 self._idle.put_nowait(worker)
         worker = await self._idle.get()
+        future = asyncio.get_running_loop().run_in_executor(None, worker.extract, ctx, data)
+        # a thread cannot be killed: on timeout the worker rejoins the idle queue only when it ends
+        future.add_done_callback(lambda _: self._idle.put_nowait(worker))
         try:
-            return await asyncio.get_running_loop().run_in_executor(None, worker.extract, ctx, data)
-        finally:
-            self._idle.put_nowait(worker)
+            return await asyncio.wait_for(asyncio.shield(future), self.timeout)
+        except asyncio.TimeoutError:
+            raise _timeout_error(self.timeout, "its thread finishes in the background") from None
 
     async def close(self) -> None:
         self._workers.clear()
@@ -92,16 +109,19 @@ class RayPool:
         self._idle: asyncio.Queue | None = None
         self._healthy = False
         self._gate = None
+        self._reviving: dict[Any, asyncio.Task] = {}  # actor -> task that returns it once alive
 
     async def start(self, timeout: float = 600) -> "RayPool":
         import ray
 
-        from pipeline.runner import Extractor, OcrGate
+        from pipeline.worker import LeasedOcrGate, LimitedExtractor
 
-        gate_cls = ray.remote(num_cpus=0, max_restarts=-1)(OcrGate)
-        actor_cls = ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=1)(Extractor)
+        gate_cls = ray.remote(num_cpus=0, max_restarts=-1)(LeasedOcrGate)
+        actor_cls = ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=1)(LimitedExtractor)
         gate_name = f"ocr-gate-{uuid.uuid4()}"
-        self._gate = gate_cls.options(name=gate_name).remote(self.ocr_concurrency)
+        # a slot held longer than a job may run belongs to a killed worker (pipeline.worker)
+        lease = 2 * self.models.job_timeout_seconds if self.models.job_timeout_seconds else 0
+        self._gate = gate_cls.options(name=gate_name).remote(self.ocr_concurrency, lease)
         self._actors = [actor_cls.remote(self.models, gate_name) for _ in range(self.size)]
         await asyncio.wait_for(asyncio.gather(*(a.ping.remote() for a in self._actors)), timeout)
         self._idle = asyncio.Queue()
@@ -119,7 +139,9 @@ class RayPool:
         import ray
 
         try:
-            await asyncio.wait_for(asyncio.gather(*(a.ping.remote() for a in self._actors)), timeout)
+            # an actor Ray is restarting (after a kill or crash) is slow, not dead: skip it
+            live = [a for a in self._actors if a not in self._reviving]
+            await asyncio.wait_for(asyncio.gather(*(a.ping.remote() for a in live)), timeout)
             self._healthy = True
         except asyncio.TimeoutError:
             pass
@@ -134,9 +156,18 @@ class RayPool:
 
         assert self._idle is not None, "RayPool.start() was not awaited"
         actor = await self._idle.get()
+        timeout = self.models.job_timeout_seconds or None
+        lost = False
         try:
             ref = ray.put(data)
-            return await actor.extract.remote(ctx, ref)
+            result = actor.extract.remote(ctx, ref)
+            try:
+                return await asyncio.wait_for(_awaited(result), timeout)
+            except asyncio.TimeoutError:
+                # a running sync actor task cannot be cancelled: kill the process, Ray restarts it
+                ray.kill(actor, no_restart=False)
+                lost = True
+                raise _timeout_error(timeout, "the worker was restarted") from None
         except TemporaryError:
             raise
         except ray.exceptions.RayTaskError as exc:
@@ -145,19 +176,46 @@ class RayPool:
             raise
         except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
                 ray.exceptions.OutOfMemoryError) as exc:
+            lost = True
             raise WorkerLost(f"extraction worker lost: {type(exc).__name__}") from exc
         finally:
+            if lost:  # the retry must not spend an attempt on an actor that is still restarting
+                self._reviving[actor] = asyncio.create_task(self._return_when_alive(actor))
+            else:
+                self._idle.put_nowait(actor)
+
+    async def _return_when_alive(self, actor, within: float = 600) -> None:
+        """Put a killed or crashed actor back in the idle queue once Ray has restarted it (it
+        answers ``ping``), or after ``within`` seconds whatever happens, so the pool never shrinks."""
+        import ray
+
+        deadline = asyncio.get_running_loop().time() + within
+        try:
+            while asyncio.get_running_loop().time() < deadline:
+                try:
+                    await asyncio.wait_for(_awaited(actor.ping.remote()), 10)
+                    return
+                except (asyncio.TimeoutError, ray.exceptions.RayError):
+                    await asyncio.sleep(0.5)
+        finally:
+            self._reviving.pop(actor, None)
             self._idle.put_nowait(actor)
 
     async def close(self) -> None:
         import ray
 
+        for task in list(self._reviving.values()):
+            task.cancel()
         for actor in self._actors:
             ray.kill(actor)
         if self._gate is not None:
             ray.kill(self._gate)
         self._actors.clear()
         self._healthy = False
+
+
+async def _awaited(ref):
+    return await ref  # awaiting the ObjectRef itself keeps Ray's error types (RayTaskError as its cause)
 
 
 async def start_pool(kind: str, models: ModelConfig, size: int, ocr_concurrency: int, *,

@@ -87,3 +87,31 @@ class ExitOcr:
 
     def recognize(self, image) -> list[OcrLine]:
         os._exit(13)
+
+
+class HangOcr:
+    """Never returns (sleeps ``FAKE_OCR_HANG_SECONDS``, default an hour), as a wedged native engine
+    would; for the job timeout (limits.job_timeout_seconds)."""
+
+    name = "fake-hang-ocr"
+
+    def __init__(self, **_: object) -> None:
+        self.seconds = float(os.environ.get("FAKE_OCR_HANG_SECONDS", "3600"))
+
+    def recognize(self, image) -> list[OcrLine]:
+        time.sleep(self.seconds)
+        return []
+
+
+class HogOcr:
+    """Allocates ``FAKE_OCR_HOG_MB`` (default 16384) MB at once, as a decoder fed a bomb would;
+    under limits.worker_memory_mb the allocation fails inside the worker."""
+
+    name = "fake-hog-ocr"
+
+    def __init__(self, **_: object) -> None:
+        self.megabytes = int(os.environ.get("FAKE_OCR_HOG_MB", "16384"))
+
+    def recognize(self, image) -> list[OcrLine]:
+        hog = bytearray(self.megabytes * 1024 * 1024)
+        return [OcrLine(str(len(hog)), (0.0, 0.0, 1.0, 1.0), 0.1)]

@@ -28,7 +28,9 @@ class ServerProcess:
         self.config = config
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "RAY_AUTH_MODE": "disabled", **(env or {})}
+        self.metrics_port = free_port()  # never the shared default 9464: tests run beside real appliances
+        self.env = {**os.environ, "RAY_AUTH_MODE": "disabled", "APPLIANCE_METRICS_PORT": str(self.metrics_port),
+                    **(env or {})}
         self.proc: subprocess.Popen | None = None
         self.log = config.parent / f"server-{self.port}.log"
 
@@ -42,7 +44,7 @@ class ServerProcess:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited {self.proc.returncode}: {self.log.read_text()[-3000:]}")
             try:
-                urllib.request.urlopen(self.url + "/api/docs/openapi.json", timeout=1)
+                urllib.request.urlopen(self.url + "/readyz", timeout=1)  # 503 (an HTTPError) until the pool is up
                 return self
             except (urllib.error.URLError, ConnectionError, OSError):
                 time.sleep(0.2)

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 from aiohttp import web
+from aiohttp.http_exceptions import BadHttpMessage
 from aiohttp_apigami import docs
 
 from api.docs import SECURITY, errors
 from api.keys import DB, ON_ENQUEUED, QUEUE_READY, SETTINGS, TENANT
 from api.schemas import (UPLOAD_BODY, VENDOR_QUERY, InvoiceSchema, PreparedUploadSchema,
                          UploadAcceptedSchema)
-from appliance import invoices
+from appliance import inspection, invoices
 from appliance.errors import BadRequest
 from appliance.files import MB, stream_to_disk
 
@@ -38,7 +39,7 @@ async def _read_upload(request: web.Request):
                 vendor_id = raw.decode("utf-8", "replace").strip() if len(raw) <= MAX_FIELD_BYTES else "invalid"
             else:
                 await part.release()
-    except ValueError as exc:  # malformed multipart framing
+    except (ValueError, BadHttpMessage) as exc:  # malformed multipart framing or part headers
         if upload:
             upload.discard()
         raise BadRequest(f"Malformed multipart body: {exc}") from exc
@@ -58,6 +59,7 @@ async def _accept(request: web.Request, invoice_id: str | None) -> web.Response:
     try:
         vendor_id = await invoices.check_vendor(app[DB], tenant.id, vendor_id)
         invoices.check_ocr_limit(app[SETTINGS], upload)
+        await inspection.check_document(app[SETTINGS], upload)
     except BaseException:
         upload.discard()
         raise

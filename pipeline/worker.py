@@ -1,0 +1,84 @@
+"""What runs inside a pool worker process besides the pipeline: its memory limit, and an OCR gate
+whose slots cannot leak when a worker is killed while holding one.
+
+``limit_memory`` sets RLIMIT_DATA before the models load, so a decompression bomb or a runaway
+allocation fails inside that worker (MemoryError, a TemporaryError for the queue; or the
+process dies and Ray restarts it) instead of exhausting the appliance. RLIMIT_DATA, not
+RLIMIT_AS: it counts private writable memory (heap, anonymous mappings) but not shared or file
+mappings, and a Ray worker maps the whole object store (30 % of RAM under ``ray start``), which
+made RLIMIT_AS abort Ray's own allocator. Measured with the real models (rapidocr + Gemma 3
+270M): about 1.6 GB of data segment after loading (3.3 GB address space, 0.6 GB resident).
+"""
+from __future__ import annotations
+
+import logging
+import resource
+import threading
+import time
+
+from pipeline.context import ModelConfig
+from pipeline.runner import Extractor
+
+log = logging.getLogger(__name__)
+MB = 1024 * 1024
+
+
+def limit_memory(megabytes: int) -> None:
+    """Cap this process's private writable memory (RLIMIT_DATA) at ``megabytes`` (0: leave it
+    alone). Never raises a limit set lower (a hard limit cannot be raised without privileges)."""
+    if megabytes <= 0:
+        return
+    wanted = megabytes * MB
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    if soft == resource.RLIM_INFINITY or wanted < soft:
+        resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
+
+
+class LimitedExtractor(Extractor):
+    """An Extractor that first caps its process's memory (``ModelConfig.worker_memory_mb``).
+    Only for worker processes (Ray actors): in the server's own process it would cap the server."""
+
+    def __init__(self, models: ModelConfig, gate=None) -> None:
+        limit_memory(models.worker_memory_mb)
+        super().__init__(models, gate)
+
+    def memory_limit(self) -> int:
+        """The memory limit (RLIMIT_DATA) of this worker in bytes (-1: none); for tests and operators."""
+        return resource.getrlimit(resource.RLIMIT_DATA)[0]
+
+
+class LeasedOcrGate:
+    """``ocr.concurrency`` slots, each held at most ``lease_seconds`` (0: forever).
+
+    A worker killed while it holds a slot (job timeout, crash, out of memory) never releases it;
+    since no job outlives ``limits.job_timeout_seconds``, a slot held longer (the pool passes twice
+    the timeout, a margin) is reclaimed; otherwise one dead worker would keep OCR "busy" for ever,
+    and busy retries do not count as attempts. Same two methods as runner.OcrGate.
+    """
+
+    def __init__(self, capacity: int = 1, lease_seconds: float = 0) -> None:
+        self.capacity = capacity
+        self.lease_seconds = lease_seconds
+        self._held: list[float] = []  # monotonic acquisition times, oldest first
+        self._lock = threading.Lock()
+
+    def try_acquire(self) -> bool:
+        with self._lock:
+            now = time.monotonic()
+            if self.lease_seconds > 0:
+                kept = [t for t in self._held if now - t < self.lease_seconds]
+                if len(kept) < len(self._held):
+                    log.warning("reclaimed %d OCR slot(s) held past %.0f s by a lost worker",
+                                len(self._held) - len(kept), self.lease_seconds)
+                self._held = kept
+            if len(self._held) >= self.capacity:
+                return False
+            self._held.append(now)
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            if self._held:
+                self._held.pop(0)

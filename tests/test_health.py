@@ -1,0 +1,144 @@
+"""Probes: ``/healthz`` (alive) and ``/readyz`` (ready: database, pool, dispatcher), outside
+``/api/v1`` and without a key; the web app answers before the models are loaded, and uploads get
+503 with Retry-After until then."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from tests.conftest import FAKE_MODELS, make_settings, merged, write_config
+from tests.served import served_factory  # noqa: F401  (fixture)
+from tests.serverproc import ROOT, ServerProcess
+
+
+async def test_healthz_needs_no_key(harness):
+    for headers in ({}, {"Authorization": "Bearer wrong"}):
+        response = await harness.client.get("/healthz", headers=headers)
+        assert response.status == 200
+        assert await response.json() == {"status": "ok"}
+
+
+async def test_readyz_503_while_models_load_then_200(served_factory, tmp_path):
+    served = await served_factory(make_settings(tmp_path))
+    response = await served.client.get("/readyz")
+    assert response.status == 503
+    body = await response.json()
+    assert body["statusCode"] == 503 and body["error"] == "Service Unavailable"
+    assert body["status"] == "unready"
+    assert {item["check"] for item in body["failing"]} == {"pool", "dispatcher"}
+    assert "loading" in body["message"]
+    headers = await served.tenant(credits=3)
+    refused = await served.upload_png(headers, "Total EUR 5.00")
+    assert refused.status == 503 and "Retry-After" in refused.headers
+    assert (await refused.json())["message"].startswith("Extraction queue unavailable")
+
+    await served.start_pipeline()
+    response = await served.client.get("/readyz")
+    assert response.status == 200
+    body = await response.json()
+    assert body["status"] == "ready"
+    assert [check["check"] for check in body["checks"]] == ["database", "pool", "dispatcher"]
+    accepted = await served.upload_png(headers, "Total EUR 5.00")
+    assert accepted.status == 202
+    invoice = await served.wait_ready(headers, (await accepted.json())["invoice"]["id"])
+    assert invoice["processingStatus"] == "completed"
+
+
+async def test_readyz_names_a_stopped_dispatcher_and_shutdown(served_factory, tmp_path):
+    served = await served_factory(make_settings(tmp_path))
+    await served.start_pipeline()
+    await served.dispatcher.stop()
+    body = await (await served.client.get("/readyz")).json()
+    assert [item["check"] for item in body["failing"]] == ["dispatcher"]
+    served.readiness.detach()
+    response = await served.client.get("/readyz")
+    assert response.status == 503
+    failing = {item["check"]: item["message"] for item in (await response.json())["failing"]}
+    assert failing["pool"] == "shutting down"
+    assert served.readiness.queue_ready() is False
+
+
+class SickPool:
+    size = 1
+
+    def healthy(self) -> bool:
+        return False
+
+
+class RunningDispatcher:
+    running = True
+
+    def wake(self) -> None:
+        pass
+
+
+async def test_readyz_names_an_unhealthy_pool_and_a_closed_database(served_factory, tmp_path):
+    served = await served_factory(make_settings(tmp_path))
+    served.readiness.attach(SickPool(), RunningDispatcher())
+    body = await (await served.client.get("/readyz")).json()
+    assert [item["check"] for item in body["failing"]] == ["pool"]
+    assert "unhealthy" in body["failing"][0]["message"]
+    await served.db.close()
+    body = await (await served.client.get("/readyz")).json()
+    assert [item["check"] for item in body["failing"]] == ["database", "pool"]
+    await served.db.open()  # the fixture closes it again
+
+
+async def test_probes_are_not_in_the_tenant_openapi_document(harness):
+    document = await (await harness.client.get("/api/docs/openapi.json")).json()
+    assert "/healthz" not in document["paths"] and "/readyz" not in document["paths"]
+
+
+def get(url: str) -> tuple[int, dict | str]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            text = response.read().decode()
+            status = response.status
+    except urllib.error.HTTPError as exc:
+        text, status = exc.read().decode(), exc.code
+    try:
+        return status, json.loads(text)
+    except json.JSONDecodeError:
+        return status, text
+
+
+def wait_for(fetch, timeout: float = 60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = fetch()
+            if value:
+                return value
+        except (urllib.error.URLError, ConnectionError, OSError):
+            pass
+        time.sleep(0.1)
+    raise AssertionError("condition not met in time")
+
+
+@pytest.mark.slow
+def test_served_process_is_alive_before_ready_and_serves_metrics(tmp_path):
+    config = write_config(tmp_path, merged(FAKE_MODELS, {"ocr": {"engine": "tests.fake_slow_load:SlowLoadOcr"},
+                                                         "pool": {"workers": 1}}))
+    server = ServerProcess(config, env={"FAKE_OCR_LOAD_SECONDS": "3"})
+    server.proc = subprocess.Popen(  # not server.start(): that waits for /readyz
+        [sys.executable, "-m", "appliance.cli", "--config", str(config), "serve", "--port", str(server.port)],
+        cwd=ROOT, env=server.env, stdout=open(server.log, "ab"), stderr=subprocess.STDOUT)
+    try:
+        assert wait_for(lambda: get(server.url + "/healthz")[0] == 200)
+        status, body = get(server.url + "/readyz")
+        assert status == 503, body
+        assert any(item["check"] == "pool" for item in body["failing"])
+        assert wait_for(lambda: get(server.url + "/readyz")[0] == 200, timeout=60)
+        status, text = get(f"http://127.0.0.1:{server.metrics_port}/metrics")
+        assert status == 200
+        assert 'appliance_http_requests_total{method="GET",route="/readyz",status="503"}' in text
+        assert 'appliance_queue_jobs{state="queued"} 0.0' in text
+    finally:
+        server.stop()
+    assert server.proc.returncode == 0, server.log.read_text()[-2000:]

@@ -1,0 +1,62 @@
+"""scripts/install --dry-run: prints every step of an install into temporary paths and changes
+nothing. (A full install takes about 1 to 2 minutes even with pip's cached llama-cpp-python
+wheel, so it is run by hand, not in the suite: see README, "Install on a host".)"""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+INSTALL = ROOT / "scripts" / "install"
+
+
+def listing(folder: Path) -> list[tuple[str, int, int]]:
+    return sorted((str(p.relative_to(folder)), p.stat().st_mode, p.stat().st_size) for p in folder.rglob("*"))
+
+
+def dry_run(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
+    paths = ["--prefix", str(tmp_path / "opt"), "--etc-dir", str(tmp_path / "etc"),
+             "--state-dir", str(tmp_path / "state"), "--systemd-dir", str(tmp_path / "systemd")]
+    return subprocess.run([str(INSTALL), "--dry-run", *paths, "--no-systemctl", *extra], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "TMPDIR": str(tmp_path)})
+
+
+def test_dry_run_prints_the_steps_and_changes_nothing(tmp_path):
+    (tmp_path / "marker").write_text("untouched")
+    before = listing(tmp_path)
+    result = dry_run(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert listing(tmp_path) == before  # not even a temporary file (TMPDIR points here)
+    out = result.stdout
+    steps = [line for line in out.splitlines() if line.startswith("[dry-run] ")]
+    assert not [line for line in out.splitlines() if line.startswith("+ ")], "a command ran"
+    expected = [
+        f"-m venv {tmp_path}/opt/.venv",
+        "-m pip install --quiet -c",
+        f"write {tmp_path}/etc/config.toml from",
+        f'data_dir = "{tmp_path}/state"',
+        f"--data-dir {tmp_path}/state init",
+        f"write {tmp_path}/systemd/invoice-appliance.service",
+        f"install -d -m 0750 -o invoice-appliance -g invoice-appliance {tmp_path}/state",
+    ]
+    for fragment in expected:
+        assert any(fragment in line for line in steps), f"{fragment!r} not among:\n" + "\n".join(steps)
+    assert "user invoice-appliance exists" in out or any("useradd --system" in line for line in steps)
+    assert "nothing changed" in out
+
+
+def test_rejects_unknown_options_and_odd_paths(tmp_path):
+    result = subprocess.run([str(INSTALL), "--dry-run", "--frobnicate"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 64 and "unknown option" in result.stderr
+    result = dry_run(tmp_path, "--prefix", "relative/path")
+    assert result.returncode != 0 and "absolute path" in result.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="only meaningful for a non-root user")
+def test_real_install_needs_root(tmp_path):
+    result = subprocess.run([str(INSTALL), "--prefix", str(tmp_path / "opt")], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode != 0 and "run as root" in result.stderr
