@@ -73,6 +73,7 @@ async def _one(pool, settings: Settings, item: BatchItem, visual_only: bool) -> 
         "extractionTier": result.get("extraction_tier"),
         "extractionProvider": result.get("extraction_provider"),
         "routingReason": result.get("routing_reason"),
+        "evidence": result.get("evidence") or {},
         "mediaType": media_type,
         "timings": result.get("timings") or {},
         "seconds": round(time.perf_counter() - started, 3),
