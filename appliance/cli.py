@@ -13,24 +13,13 @@ from pathlib import Path
 
 import click
 
+from appliance.cli_common import with_db
 from appliance.errors import ApplianceError
 from appliance.settings import Settings, load_settings
 
 
 def _run(coro):
     return asyncio.run(coro)
-
-
-async def _with_db(settings: Settings, fn):
-    from appliance.db import Database
-    from appliance.server import prepare_data_dir
-
-    prepare_data_dir(settings)
-    db = await Database(settings.db_path).open()
-    try:
-        return await fn(db)
-    finally:
-        await db.close()
 
 
 class ApplianceGroup(click.Group):
@@ -160,7 +149,7 @@ def tenant_create(settings: Settings, name: str, credits: int, as_json: bool) ->
     """Create a tenant and print its id and API key (shown only this once)."""
     from appliance.tenants import create_tenant
 
-    created, key = _run(_with_db(settings, lambda db: create_tenant(db, name, credits)))
+    created, key = with_db(settings, lambda db: create_tenant(db, name, credits))
     click.echo(f"tenant {created.id} ({created.name}) created with {credits} credits")
     click.echo(f"API key (shown once): {key}")
     if as_json:
@@ -176,7 +165,7 @@ def tenant_update(settings: Settings, tenant_id: str, company_name: str | None, 
     """Set the tenant's own company: invoices it issued come back with direction "receivable"."""
     from appliance.tenants import update_tenant
 
-    _run(_with_db(settings, lambda db: update_tenant(db, tenant_id, company_name=company_name, tax_id=tax_id)))
+    with_db(settings, lambda db: update_tenant(db, tenant_id, company_name=company_name, tax_id=tax_id))
     click.echo(f"tenant {tenant_id} updated")
 
 
@@ -193,7 +182,7 @@ def key_rotate(settings: Settings, tenant_id: str, as_json: bool) -> None:
     """Issue a new key; the old one stops working on the next request."""
     from appliance.tenants import rotate_key
 
-    new = _run(_with_db(settings, lambda db: rotate_key(db, tenant_id)))
+    new = with_db(settings, lambda db: rotate_key(db, tenant_id))
     click.echo(f"API key (shown once): {new}")
     if as_json:
         click.echo(json.dumps({"tenantId": tenant_id, "apiKey": new}))
@@ -206,7 +195,7 @@ def key_revoke(settings: Settings, tenant_id: str) -> None:
     """Revoke the tenant's key; every request with it gets 401 from now on."""
     from appliance.tenants import revoke_key
 
-    count = _run(_with_db(settings, lambda db: revoke_key(db, tenant_id)))
+    count = with_db(settings, lambda db: revoke_key(db, tenant_id))
     click.echo(f"revoked {count} key(s) of tenant {tenant_id}")
 
 
@@ -225,7 +214,7 @@ def credits_grant(settings: Settings, tenant_id: str, amount: int, note: str | N
     from appliance.ledger import grant
     from appliance.tenants import parse_uuid
 
-    balance = _run(_with_db(settings, lambda db: grant(db, parse_uuid(tenant_id) or tenant_id, amount, note)))
+    balance = with_db(settings, lambda db: grant(db, parse_uuid(tenant_id) or tenant_id, amount, note))
     click.echo(f"tenant {tenant_id}: balance {balance}")
 
 
@@ -246,7 +235,7 @@ def vendor_add(settings: Settings, tenant_id: str, name: str, tax_id: str | None
     from appliance.vendors import create_vendor
 
     template = template_path.read_text() if template_path else None
-    click.echo(_run(_with_db(settings, lambda db: create_vendor(db, tenant_id, name, tax_id, template))))
+    click.echo(with_db(settings, lambda db: create_vendor(db, tenant_id, name, tax_id, template)))
 
 
 @vendor.command("list")
@@ -257,7 +246,7 @@ def vendor_list(settings: Settings, tenant_id: str, as_json: bool) -> None:
     """The tenant's vendors: id, name, tax id, template, invoices seen."""
     from appliance.vendors import list_vendors
 
-    rows = _run(_with_db(settings, lambda db: list_vendors(db, tenant_id)))
+    rows = with_db(settings, lambda db: list_vendors(db, tenant_id))
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
@@ -273,7 +262,7 @@ def vendor_show(settings: Settings, vendor_id: str) -> None:
     """One vendor with its template."""
     from appliance.vendors import show_vendor
 
-    click.echo(json.dumps(_run(_with_db(settings, lambda db: show_vendor(db, vendor_id))), indent=2,
+    click.echo(json.dumps(with_db(settings, lambda db: show_vendor(db, vendor_id)), indent=2,
                           ensure_ascii=False))
 
 
@@ -289,7 +278,7 @@ def invoice_show(settings: Settings, invoice_id: str) -> None:
     """Print an invoice with the operator-only fields (extractionTier, extractionProvider, routingReason)."""
     from appliance.invoices import get_invoice
 
-    body = _run(_with_db(settings, lambda db: get_invoice(db, invoice_id, None, operator=True)))
+    body = with_db(settings, lambda db: get_invoice(db, invoice_id, None, operator=True))
     click.echo(json.dumps(body, indent=2, ensure_ascii=False))
 
 

@@ -51,6 +51,11 @@ def text_pdf(lines: list[str]) -> bytes:
         b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
     ]
+    return assemble_pdf(objects)
+
+
+def assemble_pdf(objects: list[bytes], trailer_extra: bytes = b"") -> bytes:
+    """A PDF file from its numbered objects (1 is the catalog), with a correct xref table."""
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n")
     offsets = []
@@ -61,7 +66,8 @@ def text_pdf(lines: list[str]) -> bytes:
     out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
     for offset in offsets:
         out.write(f"{offset:010d} 00000 n \n".encode())
-    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R ".encode() + trailer_extra
+              + f" >>\nstartxref\n{xref}\n%%EOF\n".encode())
     return out.getvalue()
 
 

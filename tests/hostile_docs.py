@@ -8,7 +8,7 @@ import struct
 import zipfile
 import zlib
 
-from tests.docs import INVOICE_LINES, jpeg, png_with_text, text_pdf
+from tests.docs import INVOICE_LINES, assemble_pdf, jpeg, png_with_text, text_pdf
 
 # PDF 32000-1, 7.6.3.3: the 32-byte padding of passwords in the standard security handler
 PAD = bytes.fromhex("28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A")
@@ -54,23 +54,7 @@ def encrypted_pdf(user_password: str = "secret", owner_password: str = "owner") 
         + b"> /P " + str(permissions).encode() + b" >>",
     ]
     trailer = (b"/Encrypt 6 0 R /ID [<" + doc_id.hex().encode() + b"> <" + doc_id.hex().encode() + b">]")
-    return _assemble(objects, trailer)
-
-
-def _assemble(objects: list[bytes], trailer_extra: bytes = b"") -> bytes:
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(f"{number} 0 obj\n".encode() + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
-    for offset in offsets:
-        out.write(f"{offset:010d} 00000 n \n".encode())
-    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R ".encode() + trailer_extra
-              + f" >>\nstartxref\n{xref}\n%%EOF\n".encode())
-    return out.getvalue()
+    return assemble_pdf(objects, trailer)
 
 
 def many_pages_pdf(pages: int) -> bytes:
