@@ -18,7 +18,7 @@ from pipeline.llm_extract import llm_fill
 from pipeline.result import ExtractionResult, TemporaryError
 from pipeline.rules import extract_rules
 from pipeline.sniff import PDF, sniff
-from pipeline.templates import TemplateError, apply_template, load_template
+from pipeline.templates import TemplateError, apply_template, layout_text, load_template
 from pipeline.text import UnreadableDocument, image_text, pdf_text
 from pipeline.validate import validate
 
@@ -230,10 +230,12 @@ class Extractor:
         if ctx is None or not ctx.templates:
             return None, None, "no vendor template"
         ordered = sorted(ctx.templates, key=lambda t: t[0] != ctx.vendor_id)
+        text = layout_text(doc)  # rendered once for every template tried
         for vendor_id, yaml_text in ordered:
             forced = vendor_id == ctx.vendor_id
             try:
-                result = apply_template(load_template(yaml_text, f"vendor-{vendor_id}"), doc, forced=forced)
+                result = apply_template(load_template(yaml_text, f"vendor-{vendor_id}"), doc, forced=forced,
+                                        text=text)
             except TemplateError as exc:
                 log.warning("vendor %s: %s", vendor_id, exc)
                 continue

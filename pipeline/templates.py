@@ -12,6 +12,7 @@ Pure extraction: may import invoice2data, yaml and pipeline modules; must not im
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 import statistics
 from dataclasses import dataclass, field
@@ -52,8 +53,12 @@ class TemplateResult:
     line_items: list[dict[str, Any]] = field(default_factory=list)
 
 
+@functools.lru_cache(maxsize=256)
 def load_template(yaml_text: str, name: str = "template"):
-    """Parse and prepare one invoice2data template; raises TemplateError when it is not one."""
+    """Parse and prepare one invoice2data template; raises TemplateError when it is not one.
+
+    Cached by text: a worker parses each tenant template once, not once per document.
+    """
     import yaml
     from invoice2data.extract.invoice_template import InvoiceTemplate
     from invoice2data.extract.loader import prepare_template
@@ -100,14 +105,16 @@ def _layout_page(page: Page) -> str:
     return "\n".join(rows)
 
 
-def apply_template(template, doc: DocumentText, *, forced: bool = False) -> TemplateResult | None:
+def apply_template(template, doc: DocumentText, *, forced: bool = False,
+                   text: str | None = None) -> TemplateResult | None:
     """Run one loaded template on the document.
 
     Without ``forced`` the template's keywords must match (invoice2data's rule); a forced
-    template (the upload named its vendor) runs regardless. Returns None when the template does
-    not match or its required fields are not all found.
+    template (the upload named its vendor) runs regardless. ``text`` is ``layout_text(doc)``
+    when the caller already has it (one rendering for all of a tenant's templates). Returns None
+    when the template does not match or its required fields are not all found.
     """
-    text = layout_text(doc)
+    text = layout_text(doc) if text is None else text
     if not forced and not template.matches_input(text):
         return None
     try:
