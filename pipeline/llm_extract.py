@@ -13,6 +13,7 @@ import re
 from decimal import Decimal
 
 from models.llm import DOC_END, DOC_START
+from pipeline.parsers import parse_amount_decimal
 
 # Header field -> (kind, what it means for the model, max characters of a string).
 # Lengths bound the grammar: a looping model stops at the field's limit, not at max_tokens.
@@ -159,29 +160,12 @@ def ground(answer: dict, keys: list[str], text: str) -> dict[str, object]:
         if isinstance(value, str) and _is_real_string(value, key, squashed):
             value = value.strip()
             if FIELDS[key][0] == "amount":
-                value = parse_amount(value)
+                value = parse_amount_decimal(value)
             if value is not None:
                 kept[key] = value
         elif key in AMOUNT_FIELDS and _is_number(value) and _digits_of(value) & _number_digits(text):
             kept[key] = Decimal(value)
     return kept
-
-
-def parse_amount(printed: str) -> Decimal | None:
-    """``"1,234.50"``, ``"1.234,50"``, ``"1 234,5"`` or ``"1234"`` -> Decimal; None if not an amount.
-
-    The last ``.`` or ``,`` is the decimal separator when it occurs once and one or two digits
-    follow it; otherwise separators group thousands (``"1.234"`` -> 1234, as in German).
-    """
-    text = re.sub(r"[\s'\u00a0\u202f]", "", printed)
-    if not re.fullmatch(r"-?\d[\d.,]*", text):
-        return None
-    last = max(text.rfind("."), text.rfind(","))
-    decimals = len(text) - last - 1 if last >= 0 else 0
-    mark = text[last] if last >= 0 else ""
-    is_decimal = 1 <= decimals <= 2 and (text.count(mark) == 1)
-    whole, frac = (text[:last], text[last + 1 :]) if is_decimal else (text, "")
-    return Decimal(re.sub(r"[.,]", "", whole) + ("." + frac if frac else ""))
 
 
 def _is_real_string(value: str, key: str, squashed_text: str) -> bool:

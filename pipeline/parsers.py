@@ -1,15 +1,23 @@
 """Value parsers for invoice text: amounts, dates and currencies in many print conventions.
 
-This module owns turning a printed value into a normalised one (float, ISO date, ISO 4217
-code) and finding such values inside a line of text with their character spans. It is pure
-(standard library only) and must not import ``api`` or ``appliance``.
+This module owns finding values inside a line of text with their character spans and turning
+each printed value into a normalised one (float or Decimal, ISO date, ISO 4217 code). The
+regular expressions here only locate candidates; the values come from libraries: amounts from
+``price-parser`` (with the decimal separator the print convention implies), dates written with
+month names from ``dateparser`` in the languages of ``DATE_LANGUAGES``. Must not import ``api``
+or ``appliance``.
 """
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
+from decimal import Decimal
+
+import dateparser
+from price_parser import Price
 
 # --- currencies -----------------------------------------------------------------------------
 
@@ -91,30 +99,32 @@ class AmountMatch:
     currency: bool
 
 
-def _number_value(num: str) -> float | None:
-    num = num.replace("\u00a0", " ").replace("\u202f", " ").replace("'", "")
-    if " " in num:
-        num = num.replace(" ", "")
+def decimal_separator(num: str) -> str | None:
+    """The decimal separator of a printed number (``"."``, ``","``) or None when it has no decimals.
+
+    Both marks: the last one is decimal. One comma: thousands when it groups three digits after
+    one to three ("1,234"), more than once, else decimal ("9,32"). One dot: decimal ("1.000" is
+    1.0: receipts print three decimals more often than a bare thousands dot); several: thousands.
+    """
     has_dot, has_comma = "." in num, "," in num
     if has_dot and has_comma:
-        decimal = "." if num.rfind(".") > num.rfind(",") else ","
-    elif has_comma:
+        return "." if num.rfind(".") > num.rfind(",") else ","
+    if has_comma:
         head, _, tail = num.rpartition(",")
         thousands = num.count(",") > 1 or (len(tail) == 3 and 1 <= len(head) <= 3 and head != "0")
-        decimal = None if thousands else ","
-    elif has_dot:
-        decimal = None if num.count(".") > 1 else "."
-    else:
-        decimal = None
-    thousands_sep = {".": ",", ",": "."}.get(decimal or "", ",." if decimal is None else "")
-    for sep in thousands_sep:
-        num = num.replace(sep, "")
-    if decimal == ",":
-        num = num.replace(",", ".")
-    try:
-        return float(num)
-    except ValueError:
-        return None
+        return None if thousands else ","
+    if has_dot:
+        return None if num.count(".") > 1 else "."
+    return None
+
+
+def _number_value(num: str) -> float | None:
+    num = num.replace("\u00a0", " ").replace("\u202f", " ")
+    decimal = decimal_separator(num)
+    # Without decimals every mark groups thousands: name the one absent as the decimal mark.
+    mark = decimal or ("." if "," in num or "'" in num or " " in num else ",")
+    amount = Price.fromstring(num, decimal_separator=mark).amount
+    return float(amount) if amount is not None else None
 
 
 def find_amounts(text: str) -> list[AmountMatch]:
@@ -144,31 +154,49 @@ def parse_amount(text: str) -> float | None:
     return round(amounts[0].value, 4) if amounts else None
 
 
+def parse_amount_decimal(printed: str) -> Decimal | None:
+    """A value printed alone (``"1,234.50"``, ``"1.234,50"``, ``"1 234,5"``, ``"-3,00"``) -> Decimal.
+
+    None unless ``printed`` is a number and nothing else. price-parser's own reading decides the
+    separators: a mark followed by three digits groups thousands (``"1.234"`` -> 1234, as in
+    German), else it is decimal. Used for answers of the LLM, which come without a document
+    convention to consult.
+    """
+    text = (printed or "").strip()
+    negative = text[:1] in ("-", "−", "–")
+    core = text.lstrip("-−– ")
+    if not re.fullmatch(r"\d[\d.,'\s\u00a0\u202f]*", core):
+        return None
+    amount = Price.fromstring(core).amount
+    if amount is None:
+        return None
+    return -amount if negative else amount
+
+
 # --- dates ----------------------------------------------------------------------------------
 
-_MONTHS = {
-    1: "january jan januar janvier janv januari enero ene gennaio gen janeiro jänner jän",
-    2: "february feb februar février fevrier févr fevr februari febrero febbraio fevereiro fév",
-    3: "march mar märz maerz mars maart marzo março mac mrt mär",
-    4: "april apr avril avr abril aprile",
-    5: "may mai mei mayo maggio maio",
-    6: "june jun juni juin junio giugno junho",
-    7: "july jul juli juillet juil julio luglio julho julai",
-    8: "august aug august août aout augustus agosto ago ogos",
-    9: "september sep sept septembre septiembre settembre setembro set",
-    10: "october oct oktober octobre okt octubre ottobre outubro out okt",
-    11: "november nov novembre noviembre novembro",
-    12: "december dec dezember décembre decembre dez diciembre dicembre dezembro disember dis",
-}
-MONTH_NAMES = {name: num for num, names in _MONTHS.items() for name in names.split()}
-_THAI_MONTHS = {
-    "มกราคม": 1, "กุมภาพันธ์": 2, "มีนาคม": 3, "เมษายน": 4, "พฤษภาคม": 5, "มิถุนายน": 6,
-    "กรกฎาคม": 7, "สิงหาคม": 8, "กันยายน": 9, "ตุลาคม": 10, "พฤศจิกายน": 11, "ธันวาคม": 12,
-    "ม.ค.": 1, "ก.พ.": 2, "มี.ค.": 3, "เม.ย.": 4, "พ.ค.": 5, "มิ.ย.": 6, "ก.ค.": 7, "ส.ค.": 8,
-    "ก.ย.": 9, "ต.ค.": 10, "พ.ย.": 11, "ธ.ค.": 12,
-}
-_MONTH_ALT = "|".join(sorted((re.escape(m) for m in MONTH_NAMES), key=len, reverse=True))
-_THAI_ALT = "|".join(sorted((re.escape(m) for m in _THAI_MONTHS), key=len, reverse=True))
+# Month names the date patterns look for (the value comes from dateparser): English, German,
+# French, Dutch, Spanish, Italian, Portuguese and Malay, in full and abbreviated.
+MONTH_WORDS = """
+    january jan januar janvier janv januari enero ene gennaio gen janeiro jänner jän
+    february feb februar février fevrier févr fevr februari febrero febbraio fevereiro fév
+    march mar märz maerz mars maart marzo março mac mrt mär   april apr avril avr abril aprile
+    may mai mei mayo maggio maio   june jun juni juin junio giugno junho
+    july jul juli juillet juil julio luglio julho julai   august aug août aout augustus agosto ago ogos
+    september sep sept septembre septiembre settembre setembro set
+    october oct oktober octobre okt octubre ottobre outubro out   november nov novembre noviembre novembro
+    december dec dezember décembre decembre dez diciembre dicembre dezembro disember dis
+""".split()
+THAI_MONTH_WORDS = """
+    มกราคม กุมภาพันธ์ มีนาคม เมษายน พฤษภาคม มิถุนายน กรกฎาคม สิงหาคม กันยายน ตุลาคม พฤศจิกายน ธันวาคม
+    ม.ค. ก.พ. มี.ค. เม.ย. พ.ค. มิ.ย. ก.ค. ส.ค. ก.ย. ต.ค. พ.ย. ธ.ค.
+""".split()
+# The languages dateparser reads those month names in (ISO 639-1).
+DATE_LANGUAGES = ("en", "de", "fr", "nl", "es", "it", "pt", "ms", "th")
+# Spellings dateparser 1.5.0 does not read ("maerz") or misreads ("มี.ค." as January).
+_DATEPARSER_SPELLING = {"maerz": "märz", "มี.ค.": "มีนาคม"}
+_MONTH_ALT = "|".join(sorted((re.escape(m) for m in set(MONTH_WORDS)), key=len, reverse=True))
+_THAI_ALT = "|".join(sorted((re.escape(m) for m in THAI_MONTH_WORDS), key=len, reverse=True))
 # A year may run straight into a time ("18-11-1813:58") on receipts: allow that, not other digits.
 _YEAR_END = r"(?:(?!\d)|(?=\d{1,2}:\d{2})|(?=\d{1,2}\.\d{2}\.\d{2}(?!\d)))"  # "17/01/20188.08.53": time with dots
 DATE_PATTERNS = [
@@ -222,6 +250,22 @@ def _numeric(match: re.Match, dayfirst: bool | None) -> tuple[str | None, bool]:
     return _make(year, b, a), ambiguous
 
 
+@functools.lru_cache(maxsize=4096)
+def _named_date(day: int, month: str, year: int) -> str | None:
+    """``12``, ``"Ogos"``, ``2023`` -> ``"2023-08-12"`` read by dateparser; None if it is no date.
+
+    The regular expressions have already settled the order and the year (two-digit and
+    Buddhist-era years converted), so dateparser reads one "day month year" string strictly.
+    """
+    if not 1990 <= year <= 2100:
+        return None
+    month = _DATEPARSER_SPELLING.get(month.lower(), month)
+    parsed = dateparser.parse(f"{day} {month} {year}", languages=list(DATE_LANGUAGES),
+                              settings={"DATE_ORDER": "DMY", "STRICT_PARSING": True,
+                                        "REQUIRE_PARTS": ["day", "month", "year"]})
+    return parsed.date().isoformat() if parsed else None
+
+
 _LOOSE_NUM = re.compile(DATE_PATTERNS[2][1].pattern.replace(r"(?<![\d.,])", "", 1))
 
 
@@ -245,10 +289,8 @@ def find_dates(text: str, dayfirst: bool | None = None, loose: bool = False) -> 
                 iso, ambiguous = _numeric(match, dayfirst)
             elif kind in ("ymd", "cjk"):
                 iso = _make(int(match.group("y")), int(match.group("m")), int(match.group("d")))
-            elif kind == "thai":
-                iso = _make(_year(match.group("y")), _THAI_MONTHS[match.group("mn")], int(match.group("d")))
             else:
-                iso = _make(_year(match.group("y")), MONTH_NAMES[match.group("mn").lower()], int(match.group("d")))
+                iso = _named_date(int(match.group("d")), match.group("mn"), _year(match.group("y")))
             if iso:
                 found.append(DateMatch(iso, match.start(), match.end(), ambiguous))
                 taken.append((match.start(), match.end()))

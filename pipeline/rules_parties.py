@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.identifiers import is_valid_tax_id
 from pipeline.rules_labels import (
     COMPANY_RE, COUNTRY_RE, EMAIL_RE, POSTCODE_RE, STREET_WORDS, TITLE_RE, URL_RE, VAT_RE,
 )
@@ -221,7 +222,12 @@ def find_vendor(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLin
 
 
 def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLine] | None:
-    """The vendor tax id: next to a tax-id label outside the customer block, else a VAT-shaped id."""
+    """The vendor tax id: next to a tax-id label outside the customer block, else a VAT-shaped id.
+
+    A value in the shape of a VAT id scores a point, one whose check digits hold
+    (``pipeline.identifiers.is_valid_tax_id``) another; without a label the first VAT-shaped id
+    with valid check digits wins over the first one in reading order.
+    """
     best = None
     for line in lines:
         for label in line.labels:
@@ -231,18 +237,18 @@ def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLin
                 value = _tax_id_from(text)
                 if value:
                     in_customer = (src.page, src.index, int(label.bbox[0] // 40)) in customer_zone
-                    score = label.weight - 0.3 * rank - (2 if in_customer else 0) + (1 if VAT_RE.search(value) else 0)
+                    score = (label.weight - 0.3 * rank - (2 if in_customer else 0)
+                             + (1 if VAT_RE.search(value) else 0) + (1 if is_valid_tax_id(value) else 0))
                     if best is None or score > best[0]:
                         best = (score, value, src)
                     break
     if best is None:
-        for line in lines:
-            if any(lb.kind == "customer_tax_id" for lb in line.labels):
-                continue
-            match = VAT_RE.search(line.text)
-            if match:
-                return match.group(0).strip(), line
-    return (best[1], best[2]) if best else None
+        shaped = [(match.group(0).strip(), line) for line in lines
+                  if not any(lb.kind == "customer_tax_id" for lb in line.labels)
+                  for match in VAT_RE.finditer(line.text)]
+        valid = [found for found in shaped if is_valid_tax_id(found[0])]
+        return (valid or shaped or [None])[0]
+    return (best[1], best[2])
 
 
 def _tax_id_from(text: str) -> str | None:

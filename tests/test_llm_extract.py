@@ -8,7 +8,8 @@ from decimal import Decimal
 import pytest
 
 from models.llm import DOC_END, DOC_START, NoLlm
-from pipeline.llm_extract import FIELDS, build_prompt, build_schema, clip_document, llm_fill, parse_amount
+from pipeline.llm_extract import FIELDS, build_prompt, build_schema, clip_document, llm_fill
+from pipeline.parsers import parse_amount_decimal
 from tests.fakes import CrashLLM, EchoLLM, GarbageLLM
 
 INVOICE = "Invoice No: INV-7731\nDate: 2024-03-05\nACME Tools GmbH\nTotal: EUR 1,234.50"
@@ -87,8 +88,8 @@ def test_printed_amount_is_parsed():
     [("1,234.50", "1234.50"), ("1.234,50", "1234.50"), ("1 234,5", "1234.5"), ("1234", "1234"),
      ("1.234", "1234"), ("1,234,567.8", "1234567.8"), ("-3,00", "-3.00"), ("EUR", None)],
 )
-def test_parse_amount(printed, value):
-    assert parse_amount(printed) == (Decimal(value) if value else None)
+def test_parse_amount_decimal(printed, value):
+    assert parse_amount_decimal(printed) == (Decimal(value) if value else None)
 
 
 def test_numeric_amount_matches_other_number_formats():
