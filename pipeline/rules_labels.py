@@ -88,13 +88,14 @@ LABELS: list[tuple[str, float, str]] = [
                     rf"|telefon|phone|tel\.?|fax|gln|nummer|siret|siren|ape|rcs|blz|kto-?nr\.?|hrb|registergericht"
                     rf"|uw{S}referentie|votre{S}r[ée]f[ée]rence|lieferavis|w[äa]hrung|currency|devise|valuta|ship{S}to|deliver{S}to|lieferadresse|lieferanschrift|adresse{S}de{S}livraison"
                     rf"|afleveradres|delivery{S}address|shipping{S}address|lieferschein|token{S}no|cashier|operator"),
-    ("vendor_tax_id", 3.0, rf"vat{S}(?:reg(?:istration)?{S})?(?:no|number|id)\.?|vat{S}id|ust{S}-?{S}id{S}-?{S}(?:nr)?\.?"
-                           rf"|ustid(?:nr)?\.?|umsatzsteuer{S}-?{S}id\w*|n°{S}(?:de{S})?tva(?:{S}intra{S}?communautaire)?"
+    ("vendor_tax_id", 3.0, rf"vat{S}(?:reg(?:istration)?{S})?(?:no|number|id)\.?|vat{S}id|ust{S}-?{S}[il1]d(?:ent)?{S}-?{S}(?:nr)?\.?"
+                           rf"|ust[il1]d(?:nr)?\.?|umsatzsteuer{S}-?{S}id\w*|n°{S}(?:de{S})?tva(?:{S}intra{S}?communautaire)?"
                            rf"|tva{S}intra{S}?communautaire|btw{S}?(?:nummer|nr|id)\.?|gst{S}(?:reg{S})?(?:no|id)\.?"
                            rf"|gst{S}reg\w*{S}no\.?|gstin|tax{S}(?:id|reg\w*)(?:{S}no)?\.?|(?<![a-z])tin(?![a-z])|nif|cif"
                            rf"|税\s*号|纳税人识别号|เลขประจำตัวผู้เสียภาษี"),
     ("vendor_tax_id", 1.5, rf"steuernummer|steuer{S}-?{S}nr\.?|(?<![a-z])tva(?![a-z])|(?<![a-z])btw(?![a-z])|(?<![a-z])vat(?![a-z])"),
-    ("customer_tax_id", 3.0, rf"uw{S}btw{S}nummer|n°{S}tva{S}client|your{S}vat|customer{S}vat|votre{S}n°{S}tva"),
+    ("customer_tax_id", 3.0, rf"uw{S}btw{S}nummer|n°{S}tva{S}client|your{S}vat|customer{S}vat|votre{S}n°{S}tva"
+                             rf"|ihre{S}ust{S}-?{S}[il1]d(?:ent)?{S}-?{S}(?:nr)?\.?"),
     ("payment_terms", 3.0, rf"payment{S}terms|terms{S}of{S}payment|zahlungsbedingungen|conditions{S}de{S}(?:paiement|r[èe]glement)"
                            rf"|betalingsvoorwaarden|betalingstermijn|condiciones{S}de{S}pago|付款条件|เงื่อนไขการชำระเงิน"),
     ("customer", 3.0, rf"bill(?:ed)?{S}to|invoice(?:d)?{S}to|sold{S}to|customer(?![a-z]{S}?(?:no|nr|number|id))|client(?!{S}(?:no|nr))"
@@ -137,7 +138,8 @@ POSTCODE_RE = re.compile(r"(?:^|[\s,])(?:[A-Z]{1,2}[- ]?)?\d{4,6}(?:-\d{4})?\s*,
                           r"\b\d{4}\s?[A-Z]{2}\b|[A-Za-z]+,?\s+[A-Z]{2}\s+\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b")
 
 
-VAT_RE = re.compile(r"\b(?:ATU\d{8}|BE\s?0?\d{3}[.\s]?\d{3}[.\s]?\d{3}|DE\s?\d{3}\s?\d{3}\s?\d{3}|"
+# Labels glue onto the id in OCR and some layouts ("BTWNL810433941B01", "UStIdNrDE...").
+VAT_RE = re.compile(r"(?:\b|(?<=BTW)|(?<=TVA)|(?<=VAT)|(?<=USt)|(?<=UST)|(?<=IdNr))(?:ATU\d{8}|BE\s?0?\d{3}[.\s]?\d{3}[.\s]?\d{3}|DE\s?\d{3}\s?\d{3}\s?\d{3}|"
                      r"FR\s?[0-9A-Z]{2}\s?\d{3}\s?\d{3}\s?\d{3}|NL\s?\d{4}[.\s]?\d{2}[.\s]?\d{3}[.\s]?B[.\s]?\d{2}|"
                      r"(?:ES|IT|PT|PL|SE|DK|FI|IE|LU|CZ|GB|CHE)[-\s]?[0-9A-Z][0-9A-Z.\s-]{7,14}\d|"
                      r"\d{2}[A-Z]{5}\d{4}[A-Z]\d[A-Z\d]{2})\b")

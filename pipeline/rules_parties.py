@@ -221,12 +221,16 @@ def find_vendor(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLin
     return name, line, x0, address
 
 
+UNLABELLED_VALID_TAX_ID = 2.0  # score of a valid VAT id without a label, against label weights
+
+
 def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLine] | None:
     """The vendor tax id: next to a tax-id label outside the customer block, else a VAT-shaped id.
 
     A value in the shape of a VAT id scores a point, one whose check digits hold
     (``pipeline.identifiers.is_valid_tax_id``) another; without a label the first VAT-shaped id
-    with valid check digits wins over the first one in reading order.
+    with valid check digits wins over the first one in reading order, and also over a weakly
+    labelled value that is no VAT id (score below ``UNLABELLED_VALID_TAX_ID``).
     """
     best = None
     for line in lines:
@@ -242,12 +246,17 @@ def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLin
                     if best is None or score > best[0]:
                         best = (score, value, src)
                     break
+    shaped = [(match.group(0).strip(), line, line.span_bbox(match.start(), match.end())) for line in lines
+              if not any(lb.kind == "customer_tax_id" for lb in line.labels)
+              for match in VAT_RE.finditer(line.text)]
+    valid = [(value, line) for value, line, box in shaped if is_valid_tax_id(value)
+             and (line.page, line.index, int(box[0] // 40)) not in customer_zone]
+    # A VAT id whose check digits hold outweighs what a weak label ("Steuer-Nr.", "VAT") points
+    # at when that is no VAT id: OCR often breaks the strong label ("UStld") beside the real one.
+    if valid and (best is None or best[0] < UNLABELLED_VALID_TAX_ID):
+        return valid[0]
     if best is None:
-        shaped = [(match.group(0).strip(), line) for line in lines
-                  if not any(lb.kind == "customer_tax_id" for lb in line.labels)
-                  for match in VAT_RE.finditer(line.text)]
-        valid = [found for found in shaped if is_valid_tax_id(found[0])]
-        return (valid or shaped or [None])[0]
+        return (shaped[0][0], shaped[0][1]) if shaped else None
     return (best[1], best[2])
 
 

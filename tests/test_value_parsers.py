@@ -94,3 +94,33 @@ def test_labelled_tax_id_with_valid_check_digits_wins():
         make_line(400, (300, "Gesamtbetrag"), (480, "120,00 EUR")),
     )
     assert extract_rules(doc).fields["vendor_tax_id"] == "DE 136 695 976"
+
+
+def test_valid_vat_id_beside_an_ocr_damaged_label_beats_a_tax_number():
+    # OCR reads "USt-Id" as "UStld" and keeps the weak "Steuer-Nr." label intact.
+    doc = make_doc(
+        make_line(40, (40, "Muster Hosting GmbH"), size=16),
+        make_line(80, (40, "UStld DE812345 673"), (300, "SWIFT HELADEF1GEL")),
+        make_line(95, (40, "Steuer-Nr.04424160103")),
+        make_line(400, (300, "Gesamtbetrag"), (480, "120,00 EUR")),
+    )
+    assert extract_rules(doc).fields["vendor_tax_id"] == "DE812345 673"
+
+
+def test_vat_id_glued_to_its_label():
+    doc = make_doc(
+        make_line(40, (40, "Winkel BV"), size=16),
+        make_line(80, (40, "BTWNL853746333B01")),
+        make_line(400, (300, "Totaal"), (480, "€ 99,00")),
+    )
+    assert extract_rules(doc).fields["vendor_tax_id"] == "NL853746333B01"
+
+
+def test_the_customers_vat_id_is_not_the_vendors():
+    doc = make_doc(
+        make_line(40, (40, "Muster Handel GmbH"), size=16),
+        make_line(80, (40, "Ihre USt-IdNr.: DE298765435")),
+        make_line(95, (40, "USt-Identnr.: DE812345673")),
+        make_line(400, (300, "Gesamtbetrag"), (480, "120,00 EUR")),
+    )
+    assert extract_rules(doc).fields["vendor_tax_id"] == "DE812345673"
