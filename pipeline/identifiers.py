@@ -23,15 +23,7 @@ def is_valid_tax_id(value: str) -> bool:
     (``"27AAPFU0939F1ZV"``). Spaces, dots and dashes are ignored as the schemes allow.
     """
     text = (value or "").strip()
-    if not text:
-        return False
-    for scheme in (vatin, _ch_uid, _gstin):
-        try:
-            if scheme.is_valid(text):
-                return True
-        except (ValidationError, ValueError, KeyError):
-            continue  # a scheme that does not know the prefix raises instead of answering False
-    return False
+    return any(scheme.is_valid(text) for scheme in (vatin, _ch_uid, _gstin))
 
 
 def iban_country(value: str) -> str | None:
@@ -42,5 +34,5 @@ def iban_country(value: str) -> str | None:
     """
     try:
         return _iban.validate(value or "")[:2]
-    except (ValidationError, ValueError):
+    except ValidationError:
         return None

@@ -121,8 +121,8 @@ def decimal_separator(num: str) -> str | None:
 def _number_value(num: str) -> float | None:
     num = num.replace("\u00a0", " ").replace("\u202f", " ")
     decimal = decimal_separator(num)
-    # Without decimals every mark groups thousands: name the one absent as the decimal mark.
-    mark = decimal or ("." if "," in num or "'" in num or " " in num else ",")
+    # Without decimals every mark groups thousands: dots then mean a decimal comma, else a dot.
+    mark = decimal or ("," if "." in num else ".")
     amount = Price.fromstring(num, decimal_separator=mark).amount
     return float(amount) if amount is not None else None
 

@@ -13,7 +13,7 @@ from pipeline.parsers import detect_currency, find_dates
 from pipeline.rules_country import currency_from_country
 from pipeline.rules_labels import ID_TOKEN_RE, PHONE_RE
 from pipeline.rules_layout import (
-    TextLine, below_lines, in_sentence, position_penalty, section_starts, value_text,
+    TextLine, below_lines, in_sentence, labelled_values, position_penalty, section_starts, value_text,
 )
 
 
@@ -41,19 +41,10 @@ def _id_from(text: str) -> str | None:
 
 def find_invoice_number(lines: list[TextLine]) -> tuple[str, TextLine] | None:
     """The invoice number: the best id next to an invoice-number label."""
-    best = None
-    for line in lines:
-        for label in line.labels:
-            if label.kind != "invoice_number":
-                continue
-            for rank, (text, src, _) in enumerate(value_text(lines, line, label)):
-                value = _id_from(text)
-                if value:
-                    score = label.weight - (0.5 if src is not line else 0) - position_penalty(line)
-                    score -= 1.5 if in_sentence(line, label) else 0
-                    if best is None or score > best[0]:
-                        best = (score, value, src)
-                    break
+    scored = [(label.weight - (0.5 if src is not line else 0) - position_penalty(line)
+               - (1.5 if in_sentence(line, label) else 0), value, src)
+              for value, line, label, src, _ in labelled_values(lines, "invoice_number", _id_from)]
+    best = max(scored, key=lambda cand: cand[0], default=None)
     return (best[1], best[2]) if best else None
 
 

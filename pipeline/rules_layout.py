@@ -10,6 +10,7 @@ pipeline must not import ``api`` or ``appliance``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from pipeline.document import DocumentText
@@ -162,6 +163,24 @@ def value_text(lines: list[TextLine], line: TextLine, label: LabelHit) -> list[t
             stop = next((lb.start for lb in below.labels if lb.start > start), len(below.text))
             out.append((below.text[start:stop], below, start))
     return out
+
+
+def labelled_values(lines: list[TextLine], kind: str, parse: Callable[[str], str | None]
+                    ) -> Iterator[tuple[str, TextLine, LabelHit, TextLine, int]]:
+    """For each label of ``kind``: the first text near it (``value_text`` order) that ``parse`` accepts.
+
+    Yields ``(value, line, label, src, rank)``: the parsed value, the label's line, the label,
+    the line the value was read from and the rank of that place (0 = right of the label).
+    """
+    for line in lines:
+        for label in line.labels:
+            if label.kind != kind:
+                continue
+            for rank, (text, src, _) in enumerate(value_text(lines, line, label)):
+                value = parse(text)
+                if value:
+                    yield value, line, label, src, rank
+                    break
 
 
 def in_sentence(line: TextLine, label: LabelHit) -> bool:

@@ -15,8 +15,8 @@ from pipeline.rules_labels import (
 )
 from pipeline.rules_lines import is_table_header
 from pipeline.rules_layout import (
-    LabelHit, TextLine, block_below, find_labels, region_end, section_starts, split_cells,
-    strip_label_prefix, value_text,
+    LabelHit, TextLine, block_below, find_labels, labelled_values, region_end, section_starts,
+    split_cells, strip_label_prefix,
 )
 from pipeline.rules_vendor import (
     below_title_penalty, domain_bonus, footer_names, owner_penalty, sentence_penalty, title_y, web_domains,
@@ -232,20 +232,11 @@ def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLin
     with valid check digits wins over the first one in reading order, and also over a weakly
     labelled value that is no VAT id (score below ``UNLABELLED_VALID_TAX_ID``).
     """
-    best = None
-    for line in lines:
-        for label in line.labels:
-            if label.kind != "vendor_tax_id":
-                continue
-            for rank, (text, src, _) in enumerate(value_text(lines, line, label)):
-                value = _tax_id_from(text)
-                if value:
-                    in_customer = (src.page, src.index, int(label.bbox[0] // 40)) in customer_zone
-                    score = (label.weight - 0.3 * rank - (2 if in_customer else 0)
-                             + (1 if VAT_RE.search(value) else 0) + (1 if is_valid_tax_id(value) else 0))
-                    if best is None or score > best[0]:
-                        best = (score, value, src)
-                    break
+    scored = [(label.weight - 0.3 * rank
+               - (2 if (src.page, src.index, int(label.bbox[0] // 40)) in customer_zone else 0)
+               + (1 if VAT_RE.search(value) else 0) + (1 if is_valid_tax_id(value) else 0), value, src)
+              for value, _, label, src, rank in labelled_values(lines, "vendor_tax_id", _tax_id_from)]
+    best = max(scored, key=lambda cand: cand[0], default=None)
     shaped = [(match.group(0).strip(), line, line.span_bbox(match.start(), match.end())) for line in lines
               if not any(lb.kind == "customer_tax_id" for lb in line.labels)
               for match in VAT_RE.finditer(line.text)]
