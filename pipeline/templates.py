@@ -25,7 +25,8 @@ log = logging.getLogger(__name__)
 # invoice2data output key -> schema 2.9 key
 HEADER_MAP = {
     "invoice_number": "invoice_number", "date": "invoice_date", "date_due": "due_date",
-    "partner_name": "vendor_name", "issuer": "vendor_name",  # the legal name before the short issuer "vat": "vendor_tax_id",
+    "partner_name": "vendor_name", "issuer": "vendor_name",  # the legal name before the short issuer
+    "vat": "vendor_tax_id",
     "partner_email": "vendor_email", "currency": "currency", "amount": "total_amount",
     "amount_untaxed": "subtotal", "amount_tax": "tax_amount", "payment_term": "payment_terms",
     "note_payment_terms": "payment_terms", "customer_name": "customer_name",
