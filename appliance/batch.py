@@ -14,7 +14,7 @@ from appliance.dispatcher import model_config
 from appliance.settings import Settings
 from pipeline.context import JobContext
 from pipeline.pool import start_pool
-from pipeline.result import TemporaryError
+from pipeline.errors import TemporaryError
 from pipeline.sniff import sniff
 
 SUFFIXES = {".pdf", ".jpg", ".jpeg", ".png"}

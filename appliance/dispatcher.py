@@ -17,7 +17,7 @@ from appliance import invoices, jobs, vendors
 from appliance.db import Database
 from appliance.settings import Settings
 from pipeline.context import JobContext, ModelConfig
-from pipeline.result import TemporaryError
+from pipeline.errors import OcrBusy, TemporaryError
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF_SECONDS = 60.0
@@ -112,11 +112,12 @@ class Dispatcher:
         try:
             data = await asyncio.to_thread(Path(row["path"]).read_bytes)
             result = await self.pool.submit(ctx, data)
+        except OcrBusy as exc:
+            self._observe("ocr_busy")
+            await self._retry(job, str(exc), busy=True)
+            return
         except TemporaryError as exc:
-            busy = "busy" in str(exc).lower()
-            if busy:
-                self._observe("ocr_busy")
-            await self._retry(job, str(exc), busy=busy)
+            await self._retry(job, str(exc), busy=False)
             return
         except Exception as exc:  # a bug or a crash in a stage: the invoice fails, the server lives
             log.exception("job %s failed", job.id)

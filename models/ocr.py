@@ -17,10 +17,6 @@ class OcrLine:
     confidence: float
 
 
-class OcrBusy(RuntimeError):
-    """The OCR stage has its concurrency in use; a temporary error that the queue retries."""
-
-
 class OcrEngine(Protocol):
     """What every OCR back-end implements. ``name`` is reported as the OCR provider."""
 

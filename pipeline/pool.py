@@ -20,17 +20,9 @@ import uuid
 from typing import Any
 
 from pipeline.context import JobContext, ModelConfig
-from pipeline.result import TemporaryError
+from pipeline.errors import JobTimeout, TemporaryError, WorkerLost
 
 log = logging.getLogger(__name__)
-
-
-class WorkerLost(TemporaryError):
-    """A worker died while holding a job (crash, out of memory); the job is retried."""
-
-
-class JobTimeout(WorkerLost):
-    """A document ran past ``limits.job_timeout_seconds``; its worker was stopped, the job is retried."""
 
 
 def _timeout_error(seconds: float, what: str) -> JobTimeout:
@@ -53,7 +45,8 @@ class InlinePool:
         return True
 
     async def submit(self, ctx: JobContext, data: bytes) -> dict[str, Any]:
-        """Extract one document; raises TemporaryError when it should be retried later."""
+        """Extract one document; raises ``pipeline.errors.TemporaryError`` (OcrBusy included)
+        when it should be retried later."""
         if self._idle is None:
             self._idle = asyncio.Queue()
             for worker in self._workers:
@@ -151,7 +144,8 @@ class RayPool:
         return self._healthy
 
     async def submit(self, ctx: JobContext, data: bytes) -> dict[str, Any]:
-        """Extract one document on an idle actor; raises TemporaryError (incl. WorkerLost) to retry."""
+        """Extract one document on an idle actor; raises ``pipeline.errors.TemporaryError`` to
+        retry (OcrBusy as the worker raised it; WorkerLost, JobTimeout from here)."""
         import ray
 
         assert self._idle is not None, "RayPool.start() was not awaited"
@@ -168,11 +162,11 @@ class RayPool:
                 ray.kill(actor, no_restart=False)
                 lost = True
                 raise _timeout_error(timeout, "the worker was restarted") from None
-        except TemporaryError:
-            raise
         except ray.exceptions.RayTaskError as exc:
-            if isinstance(exc, TemporaryError):
-                raise TemporaryError(str(exc.cause) if getattr(exc, "cause", None) else str(exc)) from exc
+            # the worker raised it: hand the queue the worker's own error (OcrBusy stays OcrBusy),
+            # not Ray's wrapper, which is an instance of the cause too but carries Ray's traceback
+            if isinstance(exc.cause, TemporaryError):
+                raise exc.cause from None
             raise
         except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
                 ray.exceptions.OutOfMemoryError) as exc:

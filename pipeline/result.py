@@ -5,10 +5,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
-class TemporaryError(RuntimeError):
-    """A stage could not run now (OCR busy, memory pressure); the queue retries with backoff."""
-
-
 @dataclass
 class ExtractionResult:
     """``data`` is schema 2.9 (None when nothing could be produced); ``processing_status`` is

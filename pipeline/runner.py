@@ -7,7 +7,6 @@ import logging
 import time
 from typing import Any, Callable
 
-from models.ocr import OcrBusy
 from models.registry import load_llm, load_ocr
 from pipeline import normalise
 from pipeline.context import JobContext, ModelConfig
@@ -15,7 +14,8 @@ from pipeline.document import DocumentText
 from pipeline.einvoice import EInvoiceError, compare_with_print, read_einvoice
 from pipeline.evidence import build_evidence
 from pipeline.llm_extract import llm_fill
-from pipeline.result import ExtractionResult, TemporaryError
+from pipeline.errors import OcrBusy, TemporaryError
+from pipeline.result import ExtractionResult
 from pipeline.rules import extract_rules
 from pipeline.sniff import PDF, sniff
 from pipeline.templates import TemplateError, apply_template, layout_text, load_template
@@ -50,7 +50,8 @@ class Extractor:
     ``gate`` limits OCR in flight across workers: an ``OcrGate`` in one process, or the name of
     a Ray actor with the same two methods (``pipeline.pool``; a name, not a handle, so that a
     restarted worker finds the gate again). Raises nothing for bad documents: the
-    result says ``failed``; only TemporaryError escapes, for the queue to retry.
+    result says ``failed``; only ``pipeline.errors.TemporaryError`` (OcrBusy included) escapes,
+    for the queue to retry.
     """
 
     def __init__(self, models: ModelConfig, gate: Any = None) -> None:
@@ -74,7 +75,8 @@ class Extractor:
         return getattr(self.gate, method)()
 
     def read_text(self, ctx: JobContext, data: bytes, media_type: str) -> DocumentText:
-        """The document's text; takes the OCR gate only if a page needs OCR. Raises TemporaryError."""
+        """The document's text; takes the OCR gate only if a page needs OCR. Raises OcrBusy when
+        the gate is full and TemporaryError when memory runs out."""
         held = False
 
         def engine():
@@ -90,8 +92,6 @@ class Extractor:
                 return pdf_text(data, engine, max_ocr_pages=ctx.max_ocr_pages, dpi=self.models.dpi,
                                 use_text_layer=not ctx.visual_only)
             return image_text(data, engine)
-        except OcrBusy as exc:
-            raise TemporaryError(str(exc)) from exc
         except MemoryError as exc:
             raise TemporaryError("out of memory while reading the document") from exc
         finally:

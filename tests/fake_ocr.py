@@ -11,6 +11,7 @@ import os
 import time
 
 from models.ocr import OcrLine
+from pipeline.errors import OcrBusy, TemporaryError
 
 DEFAULT_TEXT = """ACME Tools GmbH
 Invoice No: INV-2024-001
@@ -115,3 +116,30 @@ class HogOcr:
     def recognize(self, image) -> list[OcrLine]:
         hog = bytearray(self.megabytes * 1024 * 1024)
         return [OcrLine(str(len(hog)), (0.0, 0.0, 1.0, 1.0), 0.1)]
+
+
+class BusyThenTextOcr(TextOcr):
+    """Says it is busy on its first ``FAKE_OCR_BUSY_TIMES`` (default 2) pages, in words that never
+    say "busy", then reads like TextOcr: a back-end at capacity (a GPU OCR server, say)."""
+
+    name = "fake-busy-ocr"
+    refusals = 0  # per process: the inline pool's workers share it
+
+    def recognize(self, image) -> list[OcrLine]:
+        if BusyThenTextOcr.refusals < int(os.environ.get("FAKE_OCR_BUSY_TIMES", "2")):
+            BusyThenTextOcr.refusals += 1
+            raise OcrBusy("all recognition slots are taken; come back later")
+        return super().recognize(image)
+
+
+class TemporaryTroubleOcr:
+    """Raises a temporary error that is not busy OCR but whose message says "busy" (a device
+    that is busy resetting): the queue must count it as an attempt, not as a busy retry."""
+
+    name = "fake-trouble-ocr"
+
+    def __init__(self, **_: object) -> None:
+        pass
+
+    def recognize(self, image) -> list[OcrLine]:
+        raise TemporaryError("device busy resetting after a fault")

@@ -95,3 +95,31 @@ async def test_expired_lease_is_leased_again(tmp_path):
         assert invoice["processing_status"] == "queued"
     finally:
         await db.close()
+
+
+async def test_busy_ocr_is_known_by_its_type_not_its_message(harness_factory, tmp_path, monkeypatch):
+    """An OCR engine at capacity raises OcrBusy: retried as busy (no attempt spent) whatever its
+    message says; max_attempts 1 would fail the job at its first counted retry."""
+    from tests.fake_ocr import BusyThenTextOcr
+
+    monkeypatch.setattr(BusyThenTextOcr, "refusals", 0)
+    harness = await harness_factory(make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:BusyThenTextOcr"},
+                                                             "queue": {"max_attempts": 1}}))
+    _, headers = await harness.tenant()
+    response = await harness.upload(headers, png_with_text("Total EUR 5.00"), content_type="image/png")
+    result = await harness.wait_ready(headers, (await response.json())["invoice"]["id"])
+    assert result["processingStatus"] != "failed", result["processingError"]
+    job = await harness.db.fetchone("SELECT attempts, busy_retries FROM jobs")
+    assert (job["attempts"], job["busy_retries"]) == (1, 2)
+
+
+async def test_other_temporary_errors_spend_attempts_even_when_they_say_busy(harness_factory, tmp_path):
+    harness = await harness_factory(make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:TemporaryTroubleOcr"},
+                                                             "queue": {"max_attempts": 2}}))
+    _, headers = await harness.tenant()
+    response = await harness.upload(headers, png_with_text("Total EUR 5.00"), content_type="image/png")
+    result = await harness.wait_ready(headers, (await response.json())["invoice"]["id"], timeout=20)
+    assert result["processingStatus"] == "failed"
+    assert "device busy resetting" in result["processingError"]
+    job = await harness.db.fetchone("SELECT attempts, busy_retries FROM jobs")
+    assert (job["attempts"], job["busy_retries"]) == (2, 0)

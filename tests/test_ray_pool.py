@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from pipeline.context import JobContext, ModelConfig
-from pipeline.pool import RayPool, WorkerLost, connect_ray
-from pipeline.result import TemporaryError
+from pipeline.errors import OcrBusy, TemporaryError, WorkerLost
+from pipeline.pool import RayPool, connect_ray
 from tests.conftest import make_settings
 from tests.docs import INVOICE_LINES, png_with_text, text_pdf
 
@@ -45,10 +45,11 @@ async def test_ocr_gate_spans_actors(ray_session):
         ctx = JobContext("a", "image/png")
         outcomes = await asyncio.gather(*(pool.submit(ctx, png_with_text("Total 1.00")) for _ in range(2)),
                                         return_exceptions=True)
-        busy = [o for o in outcomes if isinstance(o, TemporaryError)]
+        busy = [o for o in outcomes if isinstance(o, OcrBusy)]
         done = [o for o in outcomes if isinstance(o, dict)]
         assert len(busy) == 1 and len(done) == 1, outcomes
-        assert "busy" in str(busy[0]).lower()
+        assert type(busy[0]) is OcrBusy  # the type crosses Ray, not a wrapper with its message
+        assert str(busy[0]) == "OCR stage busy (ocr.concurrency in use); retry later"
     finally:
         await pool.close()
 

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from pipeline.context import JobContext, ModelConfig
-from pipeline.pool import InlinePool, JobTimeout, RayPool, connect_ray
-from pipeline.result import TemporaryError
+from pipeline.errors import JobTimeout, TemporaryError
+from pipeline.pool import InlinePool, RayPool, connect_ray
 from pipeline.worker import LeasedOcrGate
 from tests.conftest import make_settings
 from tests.docs import INVOICE_LINES, png_with_text, text_pdf
