@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from appliance.dispatcher import model_config
 from appliance.settings import Settings
 from pipeline.context import JobContext
 from pipeline.pool import start_pool
@@ -85,7 +84,7 @@ async def run_batch(settings: Settings, items: list[BatchItem], *, visual_only: 
     """Extract every item on the pool, at most ``pool.size`` at once; yields (item, record) as each ends."""
     own_pool = pool is None
     if own_pool:
-        pool = await start_pool(settings.pool.backend, model_config(settings), settings.pool.workers,
+        pool = await start_pool(settings.pool.backend, settings.worker_models(), settings.pool.workers,
                                 settings.ocr.concurrency, ray_address=settings.ray.address,
                                 num_cpus=settings.ray.num_cpus, object_store_mb=settings.ray.object_store_mb)
     limit = asyncio.Semaphore(pool.size)

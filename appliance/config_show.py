@@ -7,11 +7,10 @@ import ``api``.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
-from appliance.settings import SECRETS, Settings
+from appliance.settings import SECRETS, SECTIONS, Settings
 
 MASK = "********"  # the same for every secret: its length would say something about it
 MAX_ALIGN = 60  # characters; origins of longer lines are not aligned
@@ -21,17 +20,14 @@ def effective(settings: Settings, origins: dict[str, str]) -> list[dict[str, Any
     """``[{key, value, origin}]``, ``data_dir`` first, then ``section.key`` in declaration order.
     A secret that is set shows as MASK; an empty one stays empty (so "not set" is visible)."""
     rows = [{"key": "data_dir", "value": str(settings.data_dir), "origin": origins.get("data_dir", "default")}]
-    for section in dataclasses.fields(settings):
-        if section.name == "data_dir":
-            continue
-        values = getattr(settings, section.name)
-        for item in dataclasses.fields(values):
-            value = getattr(values, item.name)
-            if (section.name, item.name) in SECRETS and value:
+    for section in SECTIONS:
+        values = getattr(settings, section).model_dump()  # credits.packages: a list of dicts
+        for name, value in values.items():
+            if (section, name) in SECRETS and value:
                 value = MASK
-            elif isinstance(value, tuple):  # credits.packages
-                value = [dataclasses.asdict(entry) for entry in value]
-            key = f"{section.name}.{item.name}"
+            elif isinstance(value, tuple):
+                value = list(value)
+            key = f"{section}.{name}"
             rows.append({"key": key, "value": value, "origin": origins.get(key, "default")})
     return rows
 

@@ -16,22 +16,11 @@ from pathlib import Path
 from appliance import invoices, jobs, vendors
 from appliance.db import Database
 from appliance.settings import Settings
-from pipeline.context import JobContext, ModelConfig
+from pipeline.context import JobContext
 from pipeline.errors import OcrBusy, TemporaryError
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF_SECONDS = 60.0
-
-
-def model_config(settings: Settings) -> ModelConfig:
-    """The ModelConfig the workers load, from the settings."""
-    return ModelConfig(
-        ocr_engine=settings.ocr.engine, ocr_lang=settings.ocr.OCR_LANG, ocr_threads=settings.ocr.threads,
-        dpi=settings.ocr.dpi, llm_backend=settings.llm.backend, llm_model_path=settings.llm.model_path,
-        llm_n_ctx=settings.llm.n_ctx, llm_threads=settings.llm.n_threads, llm_max_tokens=settings.llm.max_tokens,
-        llm_enabled=settings.llm.enabled, data_dir=str(settings.data_dir),
-        worker_memory_mb=settings.limits.worker_memory_mb, job_timeout_seconds=settings.limits.job_timeout_seconds,
-    )
 
 
 class Dispatcher:

@@ -18,7 +18,7 @@ from api.app import make_app
 from api.metrics import start_metrics_server
 from appliance.billing import sync_packages
 from appliance.db import Database
-from appliance.dispatcher import Dispatcher, model_config
+from appliance.dispatcher import Dispatcher
 from appliance.errors import ConfigError
 from appliance.files import reap_partials
 from appliance.metrics import Metrics
@@ -62,7 +62,7 @@ def lock_data_dir(settings: Settings):
 async def running_pipeline(settings: Settings, db: Database, metrics: Metrics | None = None):
     """The pool and its dispatcher, started (models loaded) and stopped around the block;
     ``metrics`` is handed to the dispatcher."""
-    pool = await start_pool(settings.pool.backend, model_config(settings), settings.pool.workers,
+    pool = await start_pool(settings.pool.backend, settings.worker_models(), settings.pool.workers,
                             settings.ocr.concurrency, ray_address=settings.ray.address,
                             num_cpus=settings.ray.num_cpus, object_store_mb=settings.ray.object_store_mb)
     dispatcher = Dispatcher(db, settings, pool, metrics)

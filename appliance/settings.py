@@ -1,147 +1,174 @@
-"""Every setting, declared once (STYLE.md 6): defaults here, ``config.toml`` on top, environment last.
+"""Every setting, declared once (STYLE.md 6): typed defaults here, ``config.toml`` on top,
+environment last.
 
 Keys are ``section.key`` as in the shipped ``config.toml``. Environment overrides are
 ``APPLIANCE_<SECTION>_<KEY>`` (upper case), plus the spec's own names kept as they are
 (spec section 8): ``MAX_FILE_SIZE_MB``, ``OCR_MAX_UPLOAD_MB``, ``OCR_MAX_PDF_PAGES``,
-``OCR_LANG``, and ``APPLIANCE_DATA_DIR``. Unknown keys in the file are an error at start-up.
+``OCR_LANG``, and ``APPLIANCE_DATA_DIR``.
+
+pydantic validates every value: the file's values strictly (TOML has types: ``enabled = "no"``
+is a string, not a boolean, and ``workers = "2"`` is no number), the environment's from their
+text (``APPLIANCE_LLM_ENABLED=no`` is false), then every range and cross-key rule. Any wrong
+type, range or unknown key raises one ConfigError (exit 78) whose one-line message names the
+key, the value and what is expected.
 """
 from __future__ import annotations
 
-import dataclasses
 import os
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError, \
+    field_validator, model_validator
 
 from appliance.errors import ConfigError
+from pipeline.context import ModelConfig
 
 
-@dataclass(frozen=True)
-class ServerSettings:
+class Section(BaseModel):
+    """A ``[section]`` of config.toml: strict types, unknown keys refused, read-only."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class ServerSettings(Section):
     host: str = "127.0.0.1"
-    port: int = 8080
+    port: int = Field(8080, ge=1, le=65535)
 
 
-@dataclass(frozen=True)
-class LimitSettings:
-    MAX_FILE_SIZE_MB: int = 50
-    OCR_MAX_UPLOAD_MB: int = 25
-    OCR_MAX_PDF_PAGES: int = 3
+class LimitSettings(Section):
+    MAX_FILE_SIZE_MB: int = Field(50, ge=1)
+    OCR_MAX_UPLOAD_MB: int = Field(25, ge=1)
+    OCR_MAX_PDF_PAGES: int = Field(3, ge=1)
     accept_over_ocr_limit: bool = False
-    max_pdf_pages: int = 500
-    job_timeout_seconds: float = 180.0
-    worker_memory_mb: int = 6144
+    max_pdf_pages: int = Field(500, ge=1)
+    job_timeout_seconds: float = Field(180.0, gt=0)
+    worker_memory_mb: int = Field(6144, ge=0)  # 0: no limit
+
+    @model_validator(mode="after")
+    def _ocr_limit_within_upload_limit(self) -> "LimitSettings":
+        if self.OCR_MAX_UPLOAD_MB > self.MAX_FILE_SIZE_MB:
+            raise ValueError(f"limits.OCR_MAX_UPLOAD_MB ({self.OCR_MAX_UPLOAD_MB}) cannot exceed "
+                             f"limits.MAX_FILE_SIZE_MB ({self.MAX_FILE_SIZE_MB})")
+        return self
 
 
-@dataclass(frozen=True)
-class PackageSetting:
+class PackageSetting(Section):
     """A credit package offered for purchase (spec 2.2); priced at the platform rate."""
 
-    name: str
-    credits: int
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+    credits: int = Field(ge=1)
     active: bool = True
 
 
 DEFAULT_PACKAGES = (
-    PackageSetting("Starter", 100),
-    PackageSetting("Business", 1000),
-    PackageSetting("Enterprise", 10000),
+    PackageSetting(name="Starter", credits=100),
+    PackageSetting(name="Business", credits=1000),
+    PackageSetting(name="Enterprise", credits=10000),
 )
 
 
-@dataclass(frozen=True)
-class CreditSettings:
-    cost_per_invoice: int = 1
-    demo_tenant_credits: int = 100
-    price_per_credit_cents: int = 10
-    currency: str = "eur"
-    packages: tuple[PackageSetting, ...] = DEFAULT_PACKAGES
+class CreditSettings(Section):
+    cost_per_invoice: int = Field(1, ge=0)
+    demo_tenant_credits: int = Field(100, ge=0)
+    price_per_credit_cents: int = Field(10, ge=1)
+    currency: str = Field("eur", pattern=r"^[a-z]{3}$")  # lower-case ISO 4217, as Stripe wants it
+    # TOML's [[credits.packages]] is a list: the tuple accepts one (strict=False), its items stay strict
+    packages: tuple[PackageSetting, ...] = Field(DEFAULT_PACKAGES, strict=False)
+
+    @field_validator("packages")
+    @classmethod
+    def _unique_names(cls, packages: tuple[PackageSetting, ...]) -> tuple[PackageSetting, ...]:
+        if len({package.name for package in packages}) != len(packages):
+            raise ValueError("credits.packages names must be unique (a package's id derives from its name)")
+        return packages
 
 
-@dataclass(frozen=True)
-class StripeSettings:
+class StripeSettings(Section):
     secret_key: str = ""
     webhook_secret: str = ""
     api_base: str = ""
     success_url: str = "http://127.0.0.1:8080/billing/success?session_id={CHECKOUT_SESSION_ID}"
     cancel_url: str = "http://127.0.0.1:8080/billing/cancel"
-    max_network_retries: int = 2
-    timeout_seconds: float = 30.0
+    max_network_retries: int = Field(2, ge=0)
+    timeout_seconds: float = Field(30.0, gt=0)
 
 
-@dataclass(frozen=True)
-class OcrSettings:
-    engine: str = "rapidocr"
-    OCR_LANG: str = "ch"
-    concurrency: int = 1
-    dpi: int = 200
-    threads: int = 1
+class OcrSettings(Section):
+    engine: str = Field("rapidocr", min_length=1)
+    OCR_LANG: Literal["ch", "en", "th"] = "ch"
+    concurrency: int = Field(1, ge=1)
+    dpi: int = Field(200, ge=72, le=600)
+    threads: int = Field(1, ge=1)
 
 
-@dataclass(frozen=True)
-class LlmSettings:
-    backend: str = "llama_cpp"
+class LlmSettings(Section):
+    backend: str = Field("llama_cpp", min_length=1)
     model_path: str = ""
-    n_ctx: int = 4096
-    n_threads: int = 1
-    max_tokens: int = 160
+    n_ctx: int = Field(4096, ge=512)
+    n_threads: int = Field(1, ge=1)
+    max_tokens: int = Field(160, ge=1)
     enabled: bool = True
 
 
-@dataclass(frozen=True)
-class QueueSettings:
-    max_depth: int = 200
-    max_attempts: int = 4
-    lease_seconds: int = 300
-    backoff_seconds: float = 2.0
-    poll_seconds: float = 0.5
-    retry_after_seconds: int = 30
+class QueueSettings(Section):
+    max_depth: int = Field(200, ge=0)  # 0: take no uploads (drain the queue)
+    max_attempts: int = Field(4, ge=1)
+    lease_seconds: int = Field(300, ge=1)
+    backoff_seconds: float = Field(2.0, gt=0)
+    poll_seconds: float = Field(0.5, gt=0)
+    retry_after_seconds: int = Field(30, ge=1)
 
 
-@dataclass(frozen=True)
-class PoolSettings:
-    backend: str = "ray"
-    workers: int = 2
+class PoolSettings(Section):
+    backend: Literal["ray", "inline"] = "ray"
+    workers: int = Field(2, ge=1)
 
 
-@dataclass(frozen=True)
-class RaySettings:
+class RaySettings(Section):
     address: str = ""
-    num_cpus: int = 0
-    object_store_mb: int = 200
+    num_cpus: int = Field(0, ge=0)  # 0: all
+    object_store_mb: int = Field(200, ge=75)  # Ray refuses a smaller object store
 
 
-@dataclass(frozen=True)
-class LogSettings:
-    level: str = "INFO"
-    format: str = "text"
+class LogSettings(Section):
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    format: Literal["text", "json"] = "text"
 
 
-@dataclass(frozen=True)
-class MetricsSettings:
+class MetricsSettings(Section):
     """``GET /metrics`` (Prometheus) on its own port, always bound to 127.0.0.1."""
 
     enabled: bool = True
-    port: int = 9464
+    port: int = Field(9464, ge=1, le=65535)
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(BaseModel):
     """The effective settings. ``data_dir`` holds ``appliance.db``, ``files/`` and ``models/``."""
 
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
     data_dir: Path = Path("./data")
-    server: ServerSettings = field(default_factory=ServerSettings)
-    limits: LimitSettings = field(default_factory=LimitSettings)
-    credits: CreditSettings = field(default_factory=CreditSettings)
-    stripe: StripeSettings = field(default_factory=StripeSettings)
-    ocr: OcrSettings = field(default_factory=OcrSettings)
-    llm: LlmSettings = field(default_factory=LlmSettings)
-    queue: QueueSettings = field(default_factory=QueueSettings)
-    pool: PoolSettings = field(default_factory=PoolSettings)
-    ray: RaySettings = field(default_factory=RaySettings)
-    log: LogSettings = field(default_factory=LogSettings)
-    metrics: MetricsSettings = field(default_factory=MetricsSettings)
+    server: ServerSettings = ServerSettings()
+    limits: LimitSettings = LimitSettings()
+    credits: CreditSettings = CreditSettings()
+    stripe: StripeSettings = StripeSettings()
+    ocr: OcrSettings = OcrSettings()
+    llm: LlmSettings = LlmSettings()
+    queue: QueueSettings = QueueSettings()
+    pool: PoolSettings = PoolSettings()
+    ray: RaySettings = RaySettings()
+    log: LogSettings = LogSettings()
+    metrics: MetricsSettings = MetricsSettings()
+
+    @model_validator(mode="after")
+    def _job_ends_before_its_lease(self) -> "Settings":
+        # past the lease the queue would hand the job to a second worker while the first still runs
+        if self.limits.job_timeout_seconds >= self.queue.lease_seconds:
+            raise ValueError(f"limits.job_timeout_seconds ({self.limits.job_timeout_seconds:g}) must be below "
+                             f"queue.lease_seconds ({self.queue.lease_seconds})")
+        return self
 
     @property
     def db_path(self) -> Path:
@@ -155,7 +182,21 @@ class Settings:
     def models_dir(self) -> Path:
         return self.data_dir / "models"
 
+    def worker_models(self) -> ModelConfig:
+        """What every pipeline worker loads, taken from these settings (the one place that maps
+        settings onto ``pipeline.context.ModelConfig``, which has no defaults of its own)."""
+        return ModelConfig(
+            ocr_engine=self.ocr.engine, ocr_lang=self.ocr.OCR_LANG, ocr_threads=self.ocr.threads, dpi=self.ocr.dpi,
+            llm_backend=self.llm.backend, llm_model_path=self.llm.model_path, llm_n_ctx=self.llm.n_ctx,
+            llm_threads=self.llm.n_threads, llm_max_tokens=self.llm.max_tokens, llm_enabled=self.llm.enabled,
+            data_dir=str(self.data_dir), worker_memory_mb=self.limits.worker_memory_mb,
+            job_timeout_seconds=self.limits.job_timeout_seconds,
+        )
 
+
+SECTIONS: dict[str, type[Section]] = {
+    name: field.annotation for name, field in Settings.model_fields.items() if name != "data_dir"  # type: ignore[misc]
+}
 SPEC_ENV_NAMES = {  # spec section 8 names, kept as they are (DESIGN.md)
     "MAX_FILE_SIZE_MB": ("limits", "MAX_FILE_SIZE_MB"),
     "OCR_MAX_UPLOAD_MB": ("limits", "OCR_MAX_UPLOAD_MB"),
@@ -169,88 +210,15 @@ SPEC_ENV_NAMES = {  # spec section 8 names, kept as they are (DESIGN.md)
 SECRETS = {("stripe", "secret_key"), ("stripe", "webhook_secret")}
 
 
-def _convert(value: str, like: Any, where: str) -> Any:
-    try:
-        if isinstance(like, bool):
-            if value.lower() in ("1", "true", "yes", "on"):
-                return True
-            if value.lower() in ("0", "false", "no", "off"):
-                return False
-            raise ValueError(value)
-        if isinstance(like, int):
-            return int(value)
-        if isinstance(like, float):
-            return float(value)
-    except ValueError as exc:
-        raise ConfigError(f"{where}: {value!r} is not a valid {type(like).__name__}") from exc
-    return value
-
-
-def _sections() -> dict[str, type]:
-    return {f.name: f.default_factory for f in dataclasses.fields(Settings) if f.name != "data_dir"}  # type: ignore[misc]
-
-
-def _apply_file(values: dict[str, dict[str, Any]], raw: dict[str, Any], path: Path) -> Path | None:
-    data_dir = None
-    sections = _sections()
-    for key, value in raw.items():
-        if key == "data_dir":
-            data_dir = Path(value)
-            if not data_dir.is_absolute():
-                data_dir = (path.parent / data_dir).resolve()
-            continue
-        if key not in sections or not isinstance(value, dict):
-            raise ConfigError(f"{path}: unknown setting {key!r}")
-        known = {f.name: f for f in dataclasses.fields(sections[key])}
-        for sub, sub_value in value.items():
-            if sub not in known:
-                raise ConfigError(f"{path}: unknown setting {key}.{sub}")
-            if (key, sub) == ("credits", "packages"):
-                sub_value = _packages(sub_value, path)
-            values[key][sub] = sub_value
-    return data_dir
-
-
-def _packages(raw: Any, path: Path) -> tuple[PackageSetting, ...]:
-    """``[[credits.packages]]`` tables into PackageSettings; ConfigError names what is wrong."""
-    if not isinstance(raw, list):
-        raise ConfigError(f"{path}: credits.packages must be a list of [[credits.packages]] tables")
-    packages = []
-    for index, table in enumerate(raw):
-        where = f"{path}: credits.packages[{index}]"
-        if not isinstance(table, dict) or set(table) - {"name", "credits", "active"}:
-            raise ConfigError(f"{where}: only name, credits and active are allowed")
-        name, credits, active = table.get("name"), table.get("credits"), table.get("active", True)
-        if not isinstance(name, str) or not name.strip():
-            raise ConfigError(f"{where}: name must be a non-empty string")
-        if not isinstance(credits, int) or isinstance(credits, bool) or credits < 1:
-            raise ConfigError(f"{where}: credits must be a positive integer")
-        if not isinstance(active, bool):
-            raise ConfigError(f"{where}: active must be true or false")
-        packages.append(PackageSetting(name.strip(), credits, active))
-    if len({p.name for p in packages}) != len(packages):
-        raise ConfigError(f"{path}: credits.packages names must be unique")
-    return tuple(packages)
-
-
-def _apply_env(values: dict[str, dict[str, Any]], env: dict[str, str]) -> dict[tuple[str, str], str]:
-    """Apply environment overrides into ``values``; returns ``{(section, key): variable}`` applied."""
-    applied: dict[tuple[str, str], str] = {}
-    sections = _sections()
-    defaults = {name: dataclasses.asdict(factory()) for name, factory in sections.items()}
-    for name, (section, key) in SPEC_ENV_NAMES.items():
-        if name in env:
-            values[section][key] = _convert(env[name], defaults[section][key], name)
-            applied[(section, key)] = name
-    for section, keys in defaults.items():
-        for key, default in keys.items():
-            if not isinstance(default, (str, int, float, bool)):
-                continue  # lists (credits.packages) are set in the file only
-            name = f"APPLIANCE_{section}_{key}".upper()
-            if name in env:
-                values[section][key] = _convert(env[name], default, name)
-                applied[(section, key)] = name
-    return applied
+def env_names() -> dict[str, tuple[str, str]]:
+    """Every environment variable that overrides a setting: ``{NAME: (section, key)}``. Lists
+    (``credits.packages``) are set in the file only."""
+    names = dict(SPEC_ENV_NAMES)
+    for section, model in SECTIONS.items():
+        for key, field in model.model_fields.items():
+            if not str(field.annotation).startswith("tuple"):
+                names[f"APPLIANCE_{section}_{key}".upper()] = (section, key)
+    return names
 
 
 def load_settings(config_path: Path | None = None, data_dir: Path | None = None,
@@ -268,68 +236,100 @@ def load_settings_with_origins(config_path: Path | None = None, data_dir: Path |
 
     ``config_path`` None means ``APPLIANCE_CONFIG`` or ``./config.toml`` when present.
     ``data_dir`` (the CLI's ``--data-dir``) wins over ``APPLIANCE_DATA_DIR`` and the file.
-    Raises ConfigError for a missing file given explicitly, bad TOML, unknown keys or bad values.
+    Raises ConfigError (one line: where, key, value, what is expected) for a missing file given
+    explicitly, bad TOML, an unknown key, a value of the wrong type or out of range.
     """
     env = dict(os.environ if env is None else env)
     if config_path is None and env.get("APPLIANCE_CONFIG"):
         config_path = Path(env["APPLIANCE_CONFIG"])
     elif config_path is None and Path("config.toml").is_file():
         config_path = Path("config.toml")
-    values: dict[str, dict[str, Any]] = {name: {} for name in _sections()}
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
     file_data_dir = None
     if config_path is not None:
-        try:
-            raw = tomllib.loads(Path(config_path).read_text())
-        except FileNotFoundError as exc:
-            raise ConfigError(f"config file {config_path} does not exist") from exc
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{config_path}: {exc}") from exc
-        file_data_dir = _apply_file(values, raw, Path(config_path).resolve())
-    origins = {f"{section}.{key}": f"file {Path(config_path).resolve()}"
-               for section, keys in values.items() for key in keys}
-    for (section, key), name in _apply_env(values, env).items():
-        origins[f"{section}.{key}"] = f"env {name}"
-    sections = _sections()
-    built = {}
-    for name, factory in sections.items():
-        try:
-            built[name] = factory(**values[name])
-        except TypeError as exc:
-            raise ConfigError(f"[{name}]: {exc}") from exc
+        path = Path(config_path).resolve()
+        values, file_data_dir = _read_file(path)
+        origins.update({f"{section}.{key}": f"file {path}" for section, table in values.items()
+                        if isinstance(table, dict) for key in table})
+    for name, (section, key) in env_names().items():
+        if name in env and isinstance(values.setdefault(section, {}), dict):
+            values[section][key] = _from_text(env[name], section, key, name)
+            origins[f"{section}.{key}"] = f"env {name}"
     chosen = data_dir or (Path(env["APPLIANCE_DATA_DIR"]) if env.get("APPLIANCE_DATA_DIR") else None) \
-        or file_data_dir or Settings().data_dir
-    settings = Settings(data_dir=Path(chosen).resolve(), **built)
-    validate(settings)
+        or file_data_dir or Settings.model_fields["data_dir"].default
+    try:
+        settings = Settings.model_validate({**values, "data_dir": Path(chosen).resolve()})
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, origins)) from None
     origins["data_dir"] = ("--data-dir" if data_dir else "env APPLIANCE_DATA_DIR" if env.get("APPLIANCE_DATA_DIR")
                            else f"file {Path(config_path).resolve()}" if file_data_dir else "default")
     return settings, origins
 
 
-def validate(settings: Settings) -> None:
-    """Reject values that cannot work. Raises ConfigError naming the setting."""
-    if settings.ocr.OCR_LANG not in ("ch", "en", "th"):
-        raise ConfigError("OCR_LANG must be one of ch, en, th")
-    if settings.limits.OCR_MAX_UPLOAD_MB > settings.limits.MAX_FILE_SIZE_MB:
-        raise ConfigError("OCR_MAX_UPLOAD_MB cannot exceed MAX_FILE_SIZE_MB")
-    for name, value in (("MAX_FILE_SIZE_MB", settings.limits.MAX_FILE_SIZE_MB),
-                        ("OCR_MAX_PDF_PAGES", settings.limits.OCR_MAX_PDF_PAGES),
-                        ("limits.max_pdf_pages", settings.limits.max_pdf_pages),
-                        ("ocr.concurrency", settings.ocr.concurrency),
-                        ("queue.max_attempts", settings.queue.max_attempts),
-                        ("pool.workers", settings.pool.workers)):
-        if value < 1:
-            raise ConfigError(f"{name} must be at least 1")
-    if not 0 < settings.limits.job_timeout_seconds < settings.queue.lease_seconds:
-        # past the lease the queue would hand the job to a second worker while the first still runs
-        raise ConfigError("limits.job_timeout_seconds must be above 0 and below queue.lease_seconds")
-    if settings.limits.worker_memory_mb < 0:
-        raise ConfigError("limits.worker_memory_mb cannot be negative (0: no limit)")
-    if settings.pool.backend not in ("ray", "inline"):
-        raise ConfigError("pool.backend must be \"ray\" or \"inline\"")
-    if settings.credits.cost_per_invoice < 0:
-        raise ConfigError("credits.cost_per_invoice cannot be negative")
-    if settings.credits.price_per_credit_cents < 1:
-        raise ConfigError("credits.price_per_credit_cents must be at least 1")
-    currency = settings.credits.currency
-    if len(currency) != 3 or not currency.isalpha() or currency != currency.lower():
-        raise ConfigError("credits.currency must be a lower-case ISO 4217 code such as \"eur\"")
+def _read_file(path: Path) -> tuple[dict[str, Any], Path | None]:
+    """The TOML file's sections, and its ``data_dir`` resolved against the file's folder."""
+    try:
+        raw = tomllib.loads(path.read_text())
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file {path} does not exist") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    data_dir = raw.pop("data_dir", None)
+    if data_dir is None:
+        return raw, None
+    if not isinstance(data_dir, str) or not data_dir:
+        raise ConfigError(f"{path}: data_dir = {data_dir!r}: expected a quoted path")
+    folder = Path(data_dir)
+    return raw, folder if folder.is_absolute() else (path.parent / folder).resolve()
+
+
+def _from_text(text: str, section: str, key: str, variable: str) -> Any:
+    """An environment variable's text as the setting's type (``"no"`` is False, ``"2"`` is 2)."""
+    try:
+        return TypeAdapter(SECTIONS[section].model_fields[key].annotation).validate_strings(text)
+    except ValidationError as exc:
+        raise ConfigError(f"environment {variable}: {section}.{key} = {text!r}: "
+                          f"{_expected(exc.errors()[0])}") from None
+
+
+def _describe(exc: ValidationError, origins: dict[str, str]) -> str:
+    """pydantic's errors as one line: ``file PATH: llm.enabled = 'no': expected true or false``."""
+    parts = []
+    for error in exc.errors():
+        key = _key(error["loc"])
+        where = origins.get(key) or origins.get(key.split("[")[0]) or next(
+            (origin for origin in origins.values() if origin.startswith("file ")), "")
+        where = f"{where}: " if where else ""
+        if error["type"] == "extra_forbidden":
+            parts.append(f"{where}unknown setting {key}")
+        elif error["type"] == "value_error":  # a rule of ours; its message names the keys and values
+            parts.append(f"{where}{_expected(error)}")
+        else:
+            parts.append(f"{where}{key} = {error['input']!r}: {_expected(error)}")
+    return "; ".join(parts)
+
+
+def _key(loc: tuple) -> str:
+    """``('credits', 'packages', 0, 'credits')`` as ``credits.packages[0].credits``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+FRIENDLY = {  # pydantic error type -> what an operator should write instead
+    "bool_type": "expected true or false (unquoted)",
+    "int_type": "expected a whole number (unquoted)",
+    "float_type": "expected a number (unquoted)",
+    "string_type": "expected a quoted string",
+    "model_type": "expected a table ([section])",
+    "tuple_type": "expected a list of tables ([[section.key]])",
+}
+
+
+def _expected(error: dict) -> str:
+    if error["type"] in FRIENDLY:
+        return FRIENDLY[error["type"]]
+    message = error["msg"].removeprefix("Value error, ")
+    return message.replace("Input should be", "expected").replace("String should", "expected a string to")

@@ -7,22 +7,27 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Which back-ends a worker loads, once, in its constructor. Paths are absolute."""
+    """Which back-ends a worker loads, once, in its constructor. Paths are absolute.
 
-    ocr_engine: str = "rapidocr"
-    ocr_lang: str = "ch"
-    ocr_threads: int = 1
-    dpi: int = 200
-    llm_backend: str = "llama_cpp"
-    llm_model_path: str = ""
-    llm_n_ctx: int = 4096
-    llm_threads: int = 1
-    llm_max_tokens: int = 160
-    llm_enabled: bool = True
-    data_dir: str = "./data"
-    # limits of the worker process (pipeline.worker, pipeline.pool); 0: none
-    worker_memory_mb: int = 0
-    job_timeout_seconds: float = 0
+    No defaults here: the appliance's settings own them, and ``Settings.worker_models()`` is
+    the one place that builds a ModelConfig (names as in config.toml: ``ocr.engine``,
+    ``ocr.OCR_LANG``, ``ocr.threads``, ``ocr.dpi``, ``llm.*``, ``limits.worker_memory_mb``
+    (MB, 0: no limit) and ``limits.job_timeout_seconds`` (seconds, 0: none)).
+    """
+
+    ocr_engine: str
+    ocr_lang: str
+    ocr_threads: int
+    dpi: int
+    llm_backend: str
+    llm_model_path: str
+    llm_n_ctx: int
+    llm_threads: int
+    llm_max_tokens: int
+    llm_enabled: bool
+    data_dir: str
+    worker_memory_mb: int
+    job_timeout_seconds: float
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,9 @@ from api.app import make_app
 from appliance.billing import sync_packages
 from appliance.db import Database
 from appliance.server import prepare_data_dir, running_pipeline
-from appliance.settings import Settings, load_settings
+from appliance.settings import LimitSettings, LlmSettings, OcrSettings, Settings, load_settings
 from appliance.tenants import create_tenant
+from pipeline.context import ModelConfig
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 DATASETS = SHARED / "datasets"
@@ -100,6 +101,13 @@ class Harness:
     async def balance(self, headers: dict[str, str]) -> int:
         response = await self.client.get("/api/v1/credits/balance", headers=headers)
         return (await response.json())["balance"]
+
+
+def fake_models(ocr: str = "tests.fake_ocr:TextOcr", llm: str = "tests.fakes:EchoLLM", **limits: Any) -> ModelConfig:
+    """What workers load, with fake back-ends, derived from Settings as the appliance derives it;
+    ``limits`` are ``[limits]`` keys (``job_timeout_seconds``, ``worker_memory_mb``)."""
+    return Settings(ocr=OcrSettings(engine=ocr), llm=LlmSettings(backend=llm),
+                    limits=LimitSettings(**limits)).worker_models()
 
 
 def make_settings(tmp_path: Path, *layers: dict[str, dict[str, Any]]) -> Settings:

@@ -96,3 +96,16 @@ def test_invoice_show_has_operator_fields(config, tmp_path):
     for key in ("extractionTier", "extractionProvider", "routingReason", "tenantId"):
         assert key in shown
     assert cli(config, "invoice", "show", "nope").returncode == 66
+
+
+@pytest.mark.parametrize("section, key, value", [("pool", "workers", '"2"'), ("llm", "enabled", '"no"'),
+                                                  ("server", "port", '"eighty"')])
+@pytest.mark.parametrize("command", [["serve"], ["check", "--skip", "ray"]])
+def test_a_wrong_type_stops_serve_and_check_with_exit_78(tmp_path, command, section, key, value):
+    config = tmp_path / "config.toml"
+    config.write_text(f'data_dir = "{tmp_path / "data"}"\n[{section}]\n{key} = {value}\n')
+    result = cli(config, *command)
+    assert result.returncode == 78, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr  # one line, no traceback
+    assert lines[0].startswith("error: file ") and f"{section}.{key} = " in lines[0] and "expected" in lines[0]

@@ -2,11 +2,10 @@
 environment, --data-dir), secrets masked."""
 from __future__ import annotations
 
-import dataclasses
 import json
 
 from appliance.config_show import MASK, effective, render
-from appliance.settings import Settings, load_settings, load_settings_with_origins
+from appliance.settings import SECTIONS, load_settings, load_settings_with_origins
 from tests.serverproc import cli
 
 
@@ -38,9 +37,7 @@ def test_every_setting_once_and_secrets_masked(tmp_path):
     config = write(tmp_path, '[stripe]\nsecret_key = "sk_live_abcdef"\n')
     rows = effective(*load_settings_with_origins(config, env={}))
     keys = [row["key"] for row in rows]
-    declared = ["data_dir"] + [f"{section.name}.{item.name}" for section in dataclasses.fields(Settings)
-                               if section.name != "data_dir"
-                               for item in dataclasses.fields(getattr(Settings(), section.name))]
+    declared = ["data_dir"] + [f"{section}.{key}" for section, model in SECTIONS.items() for key in model.model_fields]
     assert keys == declared
     shown = {row["key"]: row for row in rows}
     assert shown["stripe.secret_key"]["value"] == MASK

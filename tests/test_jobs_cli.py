@@ -17,16 +17,16 @@ from appliance.invoices import create_slot
 from appliance.server import prepare_data_dir
 from appliance.tenants import create_tenant
 from appliance.vendors import create_vendor
-from pipeline.context import JobContext, ModelConfig
+from pipeline.context import JobContext
 from pipeline.runner import Extractor
 from pipeline.sniff import PDF
-from tests.conftest import make_settings
+from tests.conftest import fake_models, make_settings
 from tests.docs import INVOICE_LINES, hybrid_pdf, png_with_text, text_pdf
 from tests.serverproc import cli
 from tests.test_vendors import ACME_TEMPLATE
 
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
-FAKES = ModelConfig(ocr_engine="tests.fake_ocr:TextOcr", llm_backend="tests.fakes:EchoLLM")
+FAKES = fake_models()
 
 
 async def appliance(config, *args):

@@ -5,16 +5,17 @@ from __future__ import annotations
 import pytest
 
 from models.registry import UnknownBackend, load_ocr
-from pipeline.context import JobContext, ModelConfig
+from pipeline.context import JobContext
 from pipeline.normalise import data as normalise_data
 from pipeline.runner import Extractor
 from pipeline.sniff import JPEG, PDF, PNG, sniff
 from pipeline.text import UnreadableDocument, image_text, pdf_text
 from pipeline.validate import validate
+from tests.conftest import fake_models
 from tests.docs import INVOICE_LINES, image_pdf, jpeg, png_with_text, text_pdf
 from tests.fake_ocr import TextOcr
 
-FAKES = ModelConfig(ocr_engine="tests.fake_ocr:TextOcr", llm_backend="tests.fakes:EchoLLM")
+FAKES = fake_models()
 
 
 def test_sniff_by_magic_bytes():

@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from pipeline.context import JobContext, ModelConfig
-from pipeline.errors import OcrBusy, TemporaryError, WorkerLost
+from pipeline.context import JobContext
 from pipeline.pool import RayPool, connect_ray
-from tests.conftest import make_settings
+from pipeline.errors import OcrBusy, TemporaryError, WorkerLost
+from tests.conftest import fake_models, make_settings
 from tests.docs import INVOICE_LINES, png_with_text, text_pdf
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
@@ -24,12 +24,8 @@ def ray_session():
     ray.shutdown()
 
 
-def models(ocr: str = "tests.fake_ocr:TextOcr") -> ModelConfig:
-    return ModelConfig(ocr_engine=ocr, llm_backend="tests.fakes:EchoLLM")
-
-
 async def test_pool_extracts_on_actors(ray_session):
-    pool = await RayPool(models(), size=2).start()
+    pool = await RayPool(fake_models(), size=2).start()
     try:
         assert pool.healthy() and await pool.check()
         result = await pool.submit(JobContext("a", "application/pdf"), text_pdf(INVOICE_LINES))
@@ -40,7 +36,7 @@ async def test_pool_extracts_on_actors(ray_session):
 
 
 async def test_ocr_gate_spans_actors(ray_session):
-    pool = await RayPool(models("tests.fake_ocr:SlowOcr"), size=2, ocr_concurrency=1).start()
+    pool = await RayPool(fake_models("tests.fake_ocr:SlowOcr"), size=2, ocr_concurrency=1).start()
     try:
         ctx = JobContext("a", "image/png")
         outcomes = await asyncio.gather(*(pool.submit(ctx, png_with_text("Total 1.00")) for _ in range(2)),
@@ -55,7 +51,7 @@ async def test_ocr_gate_spans_actors(ray_session):
 
 
 async def test_dead_actor_is_a_temporary_error_and_restarts(ray_session):
-    pool = await RayPool(models("tests.fake_ocr:ExitOcr"), size=1).start()
+    pool = await RayPool(fake_models("tests.fake_ocr:ExitOcr"), size=1).start()
     try:
         with pytest.raises(WorkerLost):
             await pool.submit(JobContext("a", "image/png"), png_with_text("x"))

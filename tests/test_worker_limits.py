@@ -8,16 +8,12 @@ import time
 
 import pytest
 
-from pipeline.context import JobContext, ModelConfig
+from pipeline.context import JobContext
 from pipeline.errors import JobTimeout, TemporaryError
 from pipeline.pool import InlinePool, RayPool, connect_ray
 from pipeline.worker import LeasedOcrGate
-from tests.conftest import make_settings
+from tests.conftest import fake_models, make_settings
 from tests.docs import INVOICE_LINES, png_with_text, text_pdf
-
-
-def models(ocr: str, **limits) -> ModelConfig:
-    return ModelConfig(ocr_engine=ocr, llm_backend="tests.fakes:EchoLLM", **limits)
 
 
 def test_gate_reclaims_a_slot_held_past_its_lease():
@@ -32,7 +28,7 @@ def test_gate_reclaims_a_slot_held_past_its_lease():
 
 async def test_inline_pool_times_out_and_keeps_the_worker_out_until_it_ends(monkeypatch):
     monkeypatch.setenv("FAKE_OCR_HANG_SECONDS", "1.5")
-    pool = InlinePool(models("tests.fake_ocr:HangOcr", job_timeout_seconds=0.3), size=1)
+    pool = InlinePool(fake_models("tests.fake_ocr:HangOcr", job_timeout_seconds=0.3), size=1)
     started = time.monotonic()
     with pytest.raises(JobTimeout, match="job_timeout_seconds"):
         await pool.submit(JobContext("a", "image/png"), png_with_text("x"))
@@ -54,7 +50,7 @@ def ray_session():
 @pytest.mark.ray
 @pytest.mark.slow
 async def test_hanging_document_is_killed_and_the_worker_restarts(ray_session):
-    pool = await RayPool(models("tests.fake_ocr:HangOcr", job_timeout_seconds=2), size=1).start()
+    pool = await RayPool(fake_models("tests.fake_ocr:HangOcr", job_timeout_seconds=2), size=1).start()
     try:
         started = time.monotonic()
         with pytest.raises(JobTimeout):
@@ -76,7 +72,7 @@ async def test_hanging_document_is_killed_and_the_worker_restarts(ray_session):
 @pytest.mark.slow
 async def test_memory_limit_fails_the_allocation_inside_the_worker(ray_session, monkeypatch):
     monkeypatch.setenv("FAKE_OCR_HOG_MB", "16384")
-    pool = await RayPool(models("tests.fake_ocr:HogOcr", worker_memory_mb=3072), size=1).start()
+    pool = await RayPool(fake_models("tests.fake_ocr:HogOcr", worker_memory_mb=3072), size=1).start()
     try:
         assert await pool._actors[0].memory_limit.remote() == 3072 * 1024 * 1024
         with pytest.raises(TemporaryError, match="out of memory"):
