@@ -8,9 +8,7 @@ semantic model (BT-n) so the mapping can be checked against the standard, and it
 the dataset conventions (``subtotal`` = BT-106, zero discount/shipping/prepaid -> null,
 line ``tax`` = VAT rate in percent, line ``unit`` = UN/ECE Rec. 20 code).
 
-It also compares the XML's key fields with what a text extractor read from the print
-(``compare_with_print``), because the XML is what a buyer books while the print is what a
-person reads; a disagreement is worth a validation message.
+Whether the print says what the XML says is ``pipeline.print_check``'s question.
 
 Pure extraction: it may import lxml, pypdfium2 (lazily) and the standard library; it must not
 import ``api`` or ``appliance``.
@@ -26,7 +24,7 @@ from typing import Any
 from lxml import etree
 
 __all__ = ["EInvoice", "EInvoiceError", "read_einvoice", "parse_xml", "embedded_xml_files",
-           "compare_with_print", "HEADER_FIELDS", "LINE_FIELDS"]
+           "HEADER_FIELDS", "LINE_FIELDS"]
 
 HEADER_FIELDS = (
     "invoice_number", "invoice_date", "due_date", "vendor_name", "vendor_address", "vendor_tax_id",
@@ -59,9 +57,10 @@ NS_UBL = {
     "cac": "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
 }
 
-# Reason texts (BT-104 / BT-97 style free text) of a document-level charge that mean freight.
-# The dataset maps only such charges to shipping_cost; the code FC (UNTDID 7161 "freight
-# charge") counts only when there is no text, because senders often put a generic code there.
+# Reason texts (BT-104 / BT-97 style free text) of a document-level charge that mean freight:
+# such charges are shipping_cost, every other charge (a surcharge, a service fee) is
+# service_charge. The code FC (UNTDID 7161 "freight charge") counts only when there is no
+# text, because senders often put a generic code there.
 FREIGHT_REASON = re.compile(
     r"versand|fracht|porto|zustell|liefer(kosten|pauschale|gebühr)|transport|shipping|freight|"
     r"delivery|carriage|postage|frais\s+de\s+port|\bport\b|livraison|exp[ée]dition|"
@@ -69,9 +68,6 @@ FREIGHT_REASON = re.compile(
     re.IGNORECASE,
 )
 FREIGHT_CODE = "FC"
-
-KEY_FIELDS_TO_COMPARE = ("invoice_number", "invoice_date", "total_amount", "currency", "vendor_tax_id")
-AMOUNT_TOLERANCE = 0.01
 
 
 class EInvoiceError(ValueError):
@@ -90,6 +86,8 @@ class EInvoice:
     (MINIMUM, BASIC WL).
     ``xml_name``: the attachment's file name; None for XML given directly.
     ``type_code``: the document type (BT-3, UNTDID 1001: 380 invoice, 381 credit note ...).
+    ``rounding``: the rounding amount (BT-114) that makes the balance (BT-115) a payable
+    figure; schema 2.9 has no field for it, validation needs it.
     """
 
     syntax: str
@@ -98,6 +96,7 @@ class EInvoice:
     line_items: list[dict]
     xml_name: str | None
     type_code: str | None = None
+    rounding: float | None = None
 
 
 # --------------------------------------------------------------------------- entry points
@@ -170,25 +169,6 @@ def parse_xml(xml: bytes | str, name: str | None = None) -> EInvoice:
     if invoice.fields["invoice_number"] is None and invoice.fields["total_amount"] is None:
         raise EInvoiceError("invoice XML has neither an invoice number (BT-1) nor a total (BT-112)")
     return invoice
-
-
-def compare_with_print(einvoice_fields: dict, printed_fields: dict) -> list[str]:
-    """Validation messages where the visible text disagrees with the XML on a key field.
-
-    ``einvoice_fields``: EInvoice.fields. ``printed_fields``: header fields read from the
-    print by another extractor (ISO dates, float amounts); keys absent or None there, or
-    None in the XML, are skipped. Ids (invoice_number, vendor_tax_id) are compared on letters
-    and digits case-folded, amounts within 0.01, currency case-insensitively, dates as ISO
-    strings. Returns e.g. ["printed total_amount 120.00 differs from the e-invoice XML 119.00"].
-    """
-    messages = []
-    for key in KEY_FIELDS_TO_COMPARE:
-        printed, xml_value = printed_fields.get(key), einvoice_fields.get(key)
-        if printed is None or xml_value is None or _same_value(key, printed, xml_value):
-            continue
-        messages.append(f"printed {key} {_shown(key, printed)} differs from the e-invoice XML "
-                        f"{_shown(key, xml_value)}")
-    return messages
 
 
 # --------------------------------------------------------------------------- PDF and XML plumbing
@@ -385,6 +365,7 @@ def _read_cii(root: etree._Element, d: _CiiDialect, name: str | None) -> EInvoic
     settlement = tree.node(trade + d.settlement)
     if settlement is not None:
         fields.update(_cii_settlement(settlement, d))
+    totals = settlement.node(d.summation) if settlement is not None else None
     return EInvoice(
         syntax=d.syntax,
         profile=tree.text(f"{d.context}/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID"),  # BT-24
@@ -393,6 +374,7 @@ def _read_cii(root: etree._Element, d: _CiiDialect, name: str | None) -> EInvoic
                                   for line in tree.nodes(trade + "ram:IncludedSupplyChainTradeLineItem")),
         xml_name=name,
         type_code=tree.text(doc + "ram:TypeCode"),  # BT-3
+        rounding=totals.number("ram:RoundingAmount") if totals is not None else None,  # BT-114
     )
 
 
@@ -429,13 +411,15 @@ def _cii_settlement(settlement: _Tree, d: _CiiDialect) -> dict[str, Any]:
     for term in settlement.nodes("ram:SpecifiedTradePaymentTerms[ram:DueDateDateTime]"):
         due = _cii_datetime(term, "ram:DueDateDateTime")  # BT-9: the first term's due date
         break
+    totals = settlement.node(d.summation)
+    freight, others = _cii_charges(settlement)
+    charge_total = totals.number("ram:ChargeTotalAmount") if totals is not None else None  # BT-108
     out: dict[str, Any] = {
         "currency": currency.upper() if currency else None,
         "payment_terms": " ".join(terms) or None,
         "due_date": due,
-        "shipping_cost": _nonzero(_cii_freight(settlement)),
+        **_split_charges(freight, others, charge_total),
     }
-    totals = settlement.node(d.summation)
     if totals is not None:
         out.update({
             "subtotal": totals.number("ram:LineTotalAmount"),  # BT-106 sum of line net amounts
@@ -458,23 +442,32 @@ def _tax_total(totals: _Tree, path: str, currency: str | None) -> float | None:
     return None
 
 
-def _cii_freight(settlement: _Tree) -> float | None:
-    """Sum of document-level charges (BG-21, ChargeIndicator true) that are freight: reason
-    text BT-104 reads like shipping, or code BT-105 = FC when there is no text. ZUGFeRD 1
-    also has SpecifiedLogisticsServiceCharge, which is by definition a transport charge."""
-    total, found = 0.0, False
+def _cii_charges(settlement: _Tree) -> tuple[float | None, float | None]:
+    """Document-level charges (BG-21, ChargeIndicator true) as (freight, other charges), each
+    a sum or None when there is none. Freight: reason text BT-104 reads like shipping, or code
+    BT-105 = FC when there is no text; ZUGFeRD 1's SpecifiedLogisticsServiceCharge is by
+    definition a transport charge."""
+    freight, others = [], []
     for charge in settlement.nodes("ram:SpecifiedTradeAllowanceCharge"):
         if not _indicator(charge.text("ram:ChargeIndicator/udt:Indicator")):
             continue
-        if _is_freight(charge.text("ram:Reason"), charge.text("ram:ReasonCode")):
-            amount = charge.number("ram:ActualAmount")
-            if amount is not None:
-                total, found = total + amount, True
-    for charge in settlement.nodes("ram:SpecifiedLogisticsServiceCharge"):
-        amount = charge.number("ram:AppliedAmount")
+        amount = charge.number("ram:ActualAmount")
         if amount is not None:
-            total, found = total + amount, True
-    return total if found else None
+            is_freight = _is_freight(charge.text("ram:Reason"), charge.text("ram:ReasonCode"))
+            (freight if is_freight else others).append(amount)
+    freight += [a for a in (c.number("ram:AppliedAmount") for c in settlement.nodes("ram:SpecifiedLogisticsServiceCharge"))
+                if a is not None]
+    return (sum(freight) if freight else None), (sum(others) if others else None)
+
+
+def _split_charges(freight: float | None, others: float | None, charge_total: float | None) -> dict[str, Any]:
+    """``shipping_cost`` and ``service_charge`` of the document-level charges: freight is
+    shipping, the rest of the charge total (BT-108, which every charge is part of) is a service
+    charge; without BT-108 the other charges' own sum. Zero is None (dataset convention)."""
+    service = others
+    if charge_total is not None:
+        service = charge_total - (freight or 0.0)
+    return {"shipping_cost": _nonzero(freight), "service_charge": _nonzero(service) if service and service > 0 else None}
 
 
 def _is_freight(reason: str | None, code: str | None) -> bool:
@@ -539,6 +532,7 @@ def _read_ubl(root: etree._Element, name: str | None) -> EInvoice:
         line_items=_billing_lines(_ubl_line(line, quantity_path) for line in tree.nodes(line_path)),
         xml_name=name,
         type_code=tree.text("cbc:CreditNoteTypeCode" if credit else "cbc:InvoiceTypeCode"),  # BT-3
+        rounding=tree.number("cac:LegalMonetaryTotal/cbc:PayableRoundingAmount"),  # BT-114
     )
 
 
@@ -573,11 +567,16 @@ def _ubl_totals(tree: _Tree, currency: str | None) -> dict[str, Any]:
         tax_total = _tax_total(tax, "cbc:TaxAmount", currency)  # BT-110 (BT-111 has another currency)
         if tax_total is not None:
             break
-    freight = [c.number("cbc:Amount") for c in tree.nodes("cac:AllowanceCharge")
-               if _indicator(c.text("cbc:ChargeIndicator"))  # BG-21 charges
-               and _is_freight(c.text("cbc:AllowanceChargeReason"), c.text("cbc:AllowanceChargeReasonCode"))]
-    freight = [f for f in freight if f is not None]
-    out: dict[str, Any] = {"tax_amount": tax_total, "shipping_cost": _nonzero(sum(freight)) if freight else None}
+    freight, others = [], []
+    for charge in tree.nodes("cac:AllowanceCharge"):
+        amount = charge.number("cbc:Amount")
+        if _indicator(charge.text("cbc:ChargeIndicator")) and amount is not None:  # BG-21 charges
+            is_freight = _is_freight(charge.text("cbc:AllowanceChargeReason"),
+                                     charge.text("cbc:AllowanceChargeReasonCode"))
+            (freight if is_freight else others).append(amount)
+    charge_total = totals.number("cbc:ChargeTotalAmount") if totals is not None else None  # BT-108
+    out: dict[str, Any] = {"tax_amount": tax_total, **_split_charges(sum(freight) if freight else None,
+                                                                     sum(others) if others else None, charge_total)}
     if totals is not None:
         out.update({
             "subtotal": totals.number("cbc:LineExtensionAmount"),  # BT-106
@@ -610,32 +609,3 @@ def _ubl_line(line: _Tree, quantity_path: str) -> dict[str, Any]:
         "tax": rate,
         "line_total": line.number("cbc:LineExtensionAmount"),  # BT-131
     }
-
-
-# --------------------------------------------------------------------------- print comparison
-
-
-def _same_value(key: str, printed: Any, xml_value: Any) -> bool:
-    """Whether a printed value agrees with the XML value under the key's comparison rule."""
-    if key in ("invoice_number", "vendor_tax_id"):
-        return _id_key(printed) == _id_key(xml_value)
-    if key == "total_amount":
-        try:
-            return abs(float(printed) - float(xml_value)) <= AMOUNT_TOLERANCE + 1e-9
-        except (TypeError, ValueError):
-            return False  # an unreadable printed amount cannot confirm the XML
-    if key == "currency":
-        return str(printed).strip().upper() == str(xml_value).strip().upper()
-    return str(printed).strip() == str(xml_value).strip()
-
-
-def _id_key(value: Any) -> str:
-    """Letters and digits only, case-folded: 'DE 123/456' and 'de123456' are the same id."""
-    return "".join(ch for ch in str(value).casefold() if ch.isalnum())
-
-
-def _shown(key: str, value: Any) -> str:
-    """A value as the message shows it: amounts with two decimals."""
-    if key == "total_amount" and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return f"{value:.2f}"
-    return str(value)

@@ -11,7 +11,7 @@ from models.registry import load_llm, load_ocr
 from pipeline import normalise
 from pipeline.context import JobContext, ModelConfig
 from pipeline.document import DocumentText
-from pipeline.einvoice import EInvoiceError, compare_with_print, read_einvoice
+from pipeline.einvoice import EInvoiceError, read_einvoice
 from pipeline.evidence import build_evidence
 from pipeline.llm_extract import llm_fill
 from pipeline.errors import OcrBusy, TemporaryError
@@ -19,8 +19,9 @@ from pipeline.result import ExtractionResult
 from pipeline.rules import extract_rules
 from pipeline.sniff import PDF, sniff
 from pipeline.templates import TemplateError, apply_template, layout_text, load_template
+from pipeline.print_check import print_disagreements
 from pipeline.text import UnreadableDocument, image_text, pdf_text
-from pipeline.validate import validate
+from pipeline.validate import validate, validate_einvoice
 
 log = logging.getLogger(__name__)
 
@@ -134,16 +135,16 @@ class Extractor:
 
     def einvoice(self, data: bytes, timings: dict[str, float]) -> ExtractionResult | None:
         """Tier 0: a PDF with embedded CII/UBL XML is read from the XML, exactly, with no OCR and
-        no LLM; the visible text layer is read too, and each key field where the print disagrees
-        with the XML becomes a validation error. None when the PDF embeds no invoice XML."""
+        no LLM. Its validation is EN 16931's arithmetic, plus each key field where the visible
+        text layer really disagrees with the XML (``pipeline.print_check``). None when the PDF
+        embeds no invoice XML."""
         started = time.perf_counter()
         found = read_einvoice(data)
         if found is None:
             return None
         doc = pdf_text(data, _no_ocr, max_ocr_pages=0)  # the print's text layer only: never OCR here
-        printed = extract_rules(doc).fields if doc.text.strip() else {}
         data_out = normalise.data(found.fields, found.line_items, doc.text)
-        errors = validate(data_out) + compare_with_print(found.fields, printed)
+        errors = validate_einvoice(data_out, found.rounding) + print_disagreements(found.fields, doc)
         evidence = build_evidence(data_out, doc=doc, default_source="einvoice", errors=errors)
         timings["einvoice"] = round(time.perf_counter() - started, 3)
         profile = f", profile {found.profile}" if found.profile else ""

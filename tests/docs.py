@@ -111,14 +111,19 @@ MINIMAL_CII = """<?xml version="1.0" encoding="UTF-8"?>
 
 def hybrid_pdf(printed_total: str = "119.00", xml_total: str = "119.00") -> bytes:
     """A hybrid e-invoice: a text-layer PDF (INVOICE_LINES, total as given) embedding factur-x.xml."""
-    import pypdfium2 as pdfium
-
     lines = [line if not line.startswith("Total") else f"Total EUR {printed_total}" for line in INVOICE_LINES]
     lines = [line for line in lines if not line.startswith(("Hammer", "Saw", "Description"))]
     tax = f"{float(xml_total) - 100:.2f}"
-    pdf = pdfium.PdfDocument(text_pdf(lines))
+    return embed_xml(text_pdf(lines), MINIMAL_CII.format(total=xml_total, tax=tax))
+
+
+def embed_xml(pdf_bytes: bytes, xml: str, name: str = "factur-x.xml") -> bytes:
+    """``pdf_bytes`` with ``xml`` attached as an embedded file (how hybrid e-invoices carry it)."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(pdf_bytes)
     try:
-        pdf.new_attachment("factur-x.xml").set_data(MINIMAL_CII.format(total=xml_total, tax=tax).encode())
+        pdf.new_attachment(name).set_data(xml.encode())
         out = io.BytesIO()
         pdf.save(out)
         return out.getvalue()
