@@ -13,11 +13,13 @@ from typing import Any, AsyncIterator
 from appliance.settings import Settings
 from pipeline.context import JobContext
 from pipeline.pool import start_pool
-from pipeline.errors import TemporaryError
+from pipeline.errors import OcrBusy, TemporaryError
 from pipeline.sniff import sniff
 
 SUFFIXES = {".pdf", ".jpg", ".jpeg", ".png"}
-MAX_TEMPORARY_RETRIES = 50
+# Busy OCR frees as soon as another document's pages are read: a short fixed wait keeps a
+# document that has waited long from losing every race to fresh ones (a growing backoff did).
+BUSY_RETRY_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
@@ -53,15 +55,7 @@ async def _one(pool, settings: Settings, item: BatchItem, visual_only: bool) -> 
                 "processingError": "Unsupported file type: not a PDF, JPEG or PNG", "seconds": 0.0}
     ctx = JobContext(str(item.relative), media_type, settings.limits.OCR_MAX_PDF_PAGES,
                      visual_only=visual_only, name=item.path.name)
-    for attempt in range(MAX_TEMPORARY_RETRIES):
-        try:
-            result = await pool.submit(ctx, data)
-            break
-        except TemporaryError:
-            await asyncio.sleep(min(0.2 * (attempt + 1), 2.0))
-    else:
-        result = {"data": None, "processing_status": "failed", "validation_errors": [],
-                  "processing_error": "OCR stage stayed busy", "timings": {}}
+    result = await _submit(pool, settings, ctx, data)
     return {
         **record,
         "processingStatus": result["processing_status"],
@@ -77,6 +71,23 @@ async def _one(pool, settings: Settings, item: BatchItem, visual_only: bool) -> 
         "timings": result.get("timings") or {},
         "seconds": round(time.perf_counter() - started, 3),
     }
+
+
+async def _submit(pool, settings: Settings, ctx: JobContext, data: bytes) -> dict[str, Any]:
+    """One document through the pool, retried as the dispatcher retries a job: busy OCR without
+    counting, other temporary errors up to ``queue.max_attempts`` attempts in all."""
+    attempts = 0
+    while True:
+        try:
+            return await pool.submit(ctx, data)
+        except OcrBusy:
+            await asyncio.sleep(BUSY_RETRY_SECONDS)
+        except TemporaryError as exc:
+            attempts += 1
+            if attempts >= settings.queue.max_attempts:
+                return {"data": None, "processing_status": "failed", "validation_errors": [], "timings": {},
+                        "processing_error": f"{exc} (after {attempts} attempts)"}
+            await asyncio.sleep(settings.queue.backoff_seconds * 2 ** (attempts - 1))
 
 
 async def run_batch(settings: Settings, items: list[BatchItem], *, visual_only: bool = False,
