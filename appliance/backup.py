@@ -125,7 +125,7 @@ def restore(settings: Settings, source: Path, *, force: bool = False) -> Summary
     a backup, a file whose SHA-256 does not match, or an existing database without ``force``;
     NotFound when ``source`` does not exist.
     """
-    from appliance.server import lock_data_dir, prepare_data_dir
+    from appliance.datadir import lock_data_dir, prepare_data_dir
 
     source = Path(source)
     if not source.exists():

@@ -34,7 +34,7 @@ class UnsupportedFileType(BadRequest):
 
 class UnreadableUpload(BadRequest):
     """The file has a supported type but cannot be read safely: truncated, corrupt, encrypted or
-    a polyglot (pipeline.inspection); refused before the debit."""
+    a polyglot (appliance.uploads); refused before the debit."""
 
 
 class AlreadyAttached(BadRequest):

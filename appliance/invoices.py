@@ -13,12 +13,13 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from appliance import jobs, ledger, review, vendors
+from appliance import ledger, review, vendors
+from appliance.queue import jobs
 from appliance.db import Database, fetchone, utcnow
-from appliance.errors import AlreadyAttached, FileTooLarge, NotFound, QueueUnavailable
-from appliance.files import MB, StoredUpload
+from appliance.errors import AlreadyAttached, NotFound, QueueUnavailable
 from appliance.settings import Settings
 from appliance.tenants import parse_uuid
+from appliance.uploads import StoredUpload
 
 READY_STATES = ("completed", "needs_review", "failed")
 DATA_FIELDS = (
@@ -71,67 +72,56 @@ async def check_vendor(db: Database, tenant_id: str, vendor_id: str | None) -> s
     return canonical
 
 
-def check_ocr_limit(settings: Settings, upload: StoredUpload) -> None:
-    """Refuse before the debit a file the OCR stage would reject (better than spec 3.1 rule 5),
-    unless ``limits.accept_over_ocr_limit`` restores the spec's behaviour. Raises FileTooLarge."""
-    limit = settings.limits.OCR_MAX_UPLOAD_MB
-    if upload.size > limit * MB and not settings.limits.accept_over_ocr_limit:
-        raise FileTooLarge(f"File too large for OCR: the OCR limit is {limit} MB (OCR_MAX_UPLOAD_MB)")
-
-
 async def accept_upload(db: Database, settings: Settings, tenant_id: str, upload: StoredUpload, *,
                         invoice_id: str | None, vendor_id: str | None,
                         queue_ready: Callable[[], bool]) -> dict[str, Any]:
     """Record an upload and debit it; returns the upload-accepted body (spec 2.7).
 
     ``invoice_id`` None creates the invoice (one-step upload). Raises InsufficientCredits (402),
-    NotFound / AlreadyAttached for the slot, QueueUnavailable (503, refunded). On any error the
-    stored file is removed and nothing else is kept, except the refund pair in the ledger.
+    NotFound / AlreadyAttached for the slot, QueueUnavailable (503, refunded). On any error
+    nothing is kept, except the refund pair in the ledger; ``upload.recorded`` is set once the
+    file's row has committed (``appliance.uploads.received`` removes an unrecorded file).
     """
     cost = settings.credits.cost_per_invoice
     now = utcnow()
     refused: QueueUnavailable | None = None
-    try:
-        async with db.transaction() as conn:
-            if invoice_id is None:
-                invoice_id = str(uuid.uuid4())
-                await conn.execute(
-                    "INSERT INTO invoices (id, tenant_id, vendor_id, status, processing_status, created_at, "
-                    "updated_at) VALUES (?, ?, ?, 'pending', 'queued', ?, ?)",
-                    (invoice_id, tenant_id, vendor_id, now, now),
-                )
-            else:
-                row = await fetchone(
-                    conn, "SELECT (SELECT id FROM files WHERE invoice_id = i.id) AS file_id FROM invoices i "
-                    "WHERE i.id = ? AND i.tenant_id = ?", (invoice_id, tenant_id))
-                if row is None:
-                    raise NotFound("Invoice slot not found")
-                if row["file_id"] is not None:
-                    raise AlreadyAttached("A file is already attached to this invoice")
-                await conn.execute("UPDATE invoices SET vendor_id = ?, updated_at = ? WHERE id = ?",
-                                   (vendor_id, now, invoice_id))
-            await ledger.post(conn, tenant_id, -cost, "upload_debit", invoice_id=invoice_id)
-            if not queue_ready() or await jobs.depth(conn) >= settings.queue.max_depth:
-                await ledger.post(conn, tenant_id, cost, "queue_refund", invoice_id=invoice_id)
-                refused = QueueUnavailable(
-                    "Extraction queue unavailable; the credits were refunded, retry later",
-                    headers={"Retry-After": str(settings.queue.retry_after_seconds)},
-                )
-            else:
-                await conn.execute(
-                    "INSERT INTO files (id, tenant_id, invoice_id, path, size, sha256, media_type, original_name, "
-                    "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (upload.file_id, tenant_id, invoice_id, str(upload.final_path), upload.size, upload.sha256,
-                     upload.media_type, upload.original_name, now),
-                )
-                await jobs.enqueue(conn, invoice_id, tenant_id)
-                upload.commit()  # renamed before COMMIT: a crash in between leaves a file the reaper finds
-    except BaseException:
-        upload.discard()
-        raise
+    async with db.transaction() as conn:
+        if invoice_id is None:
+            invoice_id = str(uuid.uuid4())
+            await conn.execute(
+                "INSERT INTO invoices (id, tenant_id, vendor_id, status, processing_status, created_at, "
+                "updated_at) VALUES (?, ?, ?, 'pending', 'queued', ?, ?)",
+                (invoice_id, tenant_id, vendor_id, now, now),
+            )
+        else:
+            row = await fetchone(
+                conn, "SELECT (SELECT id FROM files WHERE invoice_id = i.id) AS file_id FROM invoices i "
+                "WHERE i.id = ? AND i.tenant_id = ?", (invoice_id, tenant_id))
+            if row is None:
+                raise NotFound("Invoice slot not found")
+            if row["file_id"] is not None:
+                raise AlreadyAttached("A file is already attached to this invoice")
+            await conn.execute("UPDATE invoices SET vendor_id = ?, updated_at = ? WHERE id = ?",
+                               (vendor_id, now, invoice_id))
+        await ledger.post(conn, tenant_id, -cost, "upload_debit", invoice_id=invoice_id)
+        if not queue_ready() or await jobs.depth(conn) >= settings.queue.max_depth:
+            await ledger.post(conn, tenant_id, cost, "queue_refund", invoice_id=invoice_id)
+            refused = QueueUnavailable(
+                "Extraction queue unavailable; the credits were refunded, retry later",
+                headers={"Retry-After": str(settings.queue.retry_after_seconds)},
+            )
+        else:
+            await conn.execute(
+                "INSERT INTO files (id, tenant_id, invoice_id, path, size, sha256, media_type, original_name, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (upload.file_id, tenant_id, invoice_id, str(upload.final_path), upload.size, upload.sha256,
+                 upload.media_type, upload.original_name, now),
+            )
+            await jobs.enqueue(conn, invoice_id, tenant_id)
+            upload.place()
     if refused is not None:
-        upload.discard()
         raise refused
+    upload.recorded = True
     summary = await invoice_summary(db, invoice_id)
     return {"invoice": summary, "fileId": upload.file_id, "statusUrl": f"/api/v1/invoices/{invoice_id}"}
 

@@ -5,9 +5,7 @@ The one module of ``appliance`` that imports ``api``.
 from __future__ import annotations
 
 import asyncio
-import fcntl
 import logging
-import os
 import signal
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,45 +15,17 @@ from aiohttp import web
 from api.app import make_app
 from api.metrics import start_metrics_server
 from appliance.billing import sync_packages
+from appliance.datadir import lock_data_dir, prepare_data_dir
 from appliance.db import Database
-from appliance.dispatcher import Dispatcher
-from appliance.errors import ConfigError
-from appliance.files import reap_partials
+from appliance.queue.dispatcher import Dispatcher
+from appliance.uploads import reap_partials
 from appliance.metrics import Metrics
-from appliance.migrations import migrate
 from appliance.notify import Notifier, report_status, status_line
 from appliance.readiness import Readiness
 from appliance.settings import Settings
 from pipeline.pool import start_pool
 
 log = logging.getLogger(__name__)
-
-
-def prepare_data_dir(settings: Settings) -> list[str]:
-    """Create the data dir and its folders and migrate the database (``appliance init``); idempotent.
-
-    Returns the migration steps applied now. Raises ConfigError when the dir is not writable.
-    """
-    try:
-        for folder in (settings.data_dir, settings.files_dir, settings.models_dir):
-            folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot create the data dir {settings.data_dir}: {exc}") from exc
-    if not os.access(settings.data_dir, os.W_OK):
-        raise ConfigError(f"the data dir {settings.data_dir} is not writable by this user")
-    return migrate(settings.db_path)
-
-
-def lock_data_dir(settings: Settings):
-    """Hold an exclusive lock on ``<data_dir>/serve.lock``: one server per data dir, since the
-    dispatcher treats leases of other processes as dead. Raises ConfigError when held elsewhere."""
-    handle = open(settings.data_dir / "serve.lock", "w")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError as exc:
-        handle.close()
-        raise ConfigError(f"another appliance is already serving {settings.data_dir}") from exc
-    return handle
 
 
 @asynccontextmanager

@@ -24,7 +24,7 @@ from typing import Any, Iterable
 from pipeline.confidence import confidence
 from pipeline.document import DocumentText, Line, Page
 from pipeline.parsers import detect_currency, find_amounts, find_dates
-from pipeline.rules_labels import LABEL_RES
+from pipeline.rules.labels import LABEL_RES
 from pipeline.validate import TOLERANCE
 
 __all__ = ["SOURCES", "HEADER_FIELDS", "build_evidence", "locate", "field_features", "arithmetic_status"]

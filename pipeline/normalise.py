@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.rules import detect_currency, parse_amount, parse_date
+from pipeline.parsers import detect_currency, parse_amount, parse_date
 
 HEADER_FIELDS = (
     "invoice_number", "invoice_date", "due_date", "vendor_name", "vendor_address", "vendor_tax_id",

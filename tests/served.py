@@ -16,7 +16,8 @@ from appliance.billing import sync_packages
 from appliance.db import Database
 from appliance.metrics import Metrics
 from appliance.readiness import Readiness
-from appliance.server import prepare_data_dir, running_pipeline
+from appliance.datadir import prepare_data_dir
+from appliance.server import running_pipeline
 from appliance.settings import Settings
 from appliance.tenants import create_tenant
 from tests.docs import png_with_text

@@ -233,7 +233,7 @@ async def test_hostile_file_name_is_never_used_on_disk(harness):
 
 
 async def test_unreadable_document_is_refused_before_the_debit(harness):
-    """Inspected at upload (pipeline.inspection; more cases in test_hostile_input.py): 400, no debit."""
+    """Inspected at upload (appliance.uploads; more cases in test_hostile_input.py): 400, no debit."""
     _, headers = await harness.tenant()
     corrupt = b"%PDF-1.4\n" + b"garbage" * 300
     response = await harness.upload(headers, corrupt)

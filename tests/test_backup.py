@@ -13,7 +13,7 @@ import pytest
 
 from appliance.backup import backup, restore
 from appliance.errors import BadRequest, ConfigError
-from appliance.server import lock_data_dir
+from appliance.datadir import lock_data_dir
 from tests.conftest import make_settings, write_config, FAKE_MODELS
 from tests.docs import INVOICE_LINES, png_with_text, text_pdf
 from tests.serverproc import cli

@@ -7,7 +7,7 @@ import pytest
 
 from appliance import checks
 from appliance.checks import CheckResult, run_checks
-from appliance.server import prepare_data_dir
+from appliance.datadir import prepare_data_dir
 from models.llama_cpp_backend import DEFAULT_MODEL_NAME
 from tests.conftest import FAKE_MODELS, make_settings, merged, write_config
 from tests.serverproc import cli

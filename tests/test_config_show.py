@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from appliance.config_show import MASK, effective, render
+from appliance.cli.config_show import MASK, effective, render
 from appliance.settings import SECTIONS, load_settings, load_settings_with_origins
 from tests.serverproc import cli
 

@@ -10,11 +10,12 @@ import uuid
 
 import pytest
 
-from appliance import jobs, jobs_admin
+from appliance.queue import admin
+from appliance.queue import jobs
 from appliance.db import Database
 from appliance.errors import BadRequest, JobBusy, NotFound
 from appliance.invoices import create_slot
-from appliance.server import prepare_data_dir
+from appliance.datadir import prepare_data_dir
 from appliance.tenants import create_tenant
 from appliance.vendors import create_vendor
 from pipeline.context import JobContext
@@ -59,14 +60,14 @@ async def test_jobs_list_shows_the_queue(harness, tmp_path):
         assert (row["state"], row["tenantId"], row["attempts"], row["busyRetries"]) == ("done", tenant_id, 1, 0)
         assert ISO.match(row["availableAt"]) and row["leaseUntil"] is None and row["lastError"] is None
         assert row["processingStatus"] == "completed" and row["forceTier"] is None
-    assert await jobs_admin.list_jobs(harness.db, "queued") == []
-    assert len(await jobs_admin.list_jobs(harness.db, "done", limit=1)) == 1
+    assert await admin.list_jobs(harness.db, "queued") == []
+    assert len(await admin.list_jobs(harness.db, "done", limit=1)) == 1
     text = await appliance(config, "jobs", "list", "--state", "done")
     assert text.returncode == 0 and first in text.stdout and "attempts=1" in text.stdout
     bad = await appliance(config, "jobs", "list", "--state", "lost")
     assert bad.returncode == 2 and "lost" in bad.stderr  # click refuses it before any work
     with pytest.raises(BadRequest, match="unknown state"):
-        await jobs_admin.list_jobs(harness.db, "lost")
+        await admin.list_jobs(harness.db, "lost")
 
 
 async def test_retry_requeues_a_failed_job_with_attempts_reset_and_no_debit(harness_factory, tmp_path):
@@ -74,14 +75,14 @@ async def test_retry_requeues_a_failed_job_with_attempts_reset_and_no_debit(harn
                                                              "queue": {"max_attempts": 1}}))
     _, headers = await harness.tenant(credits=3)
     invoice_id = await upload(harness, headers, png_with_text("x"), "image/png")
-    failed = await jobs_admin.list_jobs(harness.db, "failed")
+    failed = await admin.list_jobs(harness.db, "failed")
     assert [row["invoiceId"] for row in failed] == [invoice_id] and "fake OCR crash" in failed[0]["lastError"]
     result = await appliance(tmp_path / "config.toml", "jobs", "retry", invoice_id)
     assert result.returncode == 0 and "queued again" in result.stdout, result.stderr
     body = await harness.wait_ready(headers, invoice_id)
     assert body["processingStatus"] == "failed" and "after 1 attempts" in body["processingError"]  # reset, not 2
     assert await harness.balance(headers) == 2
-    by_job_id = await jobs_admin.retry(harness.db, failed[0]["id"])
+    by_job_id = await admin.retry(harness.db, failed[0]["id"])
     assert (by_job_id["state"], by_job_id["attempts"], by_job_id["processingStatus"]) == ("queued", 0, "queued")
 
 
@@ -95,7 +96,7 @@ async def test_reprocess_forces_a_tier_and_completes_again(harness, tmp_path):
     row = await operator_row(harness, einvoice)
     assert row["extraction_tier"] == 2 and "tier 2 forced" in row["routing_reason"]
     assert body["data"]["total_amount"] == 119.0
-    await jobs_admin.reprocess(harness.db, einvoice, 0)
+    await admin.reprocess(harness.db, einvoice, 0)
     await harness.wait_ready(headers, einvoice)
     assert (await operator_row(harness, einvoice))["extraction_tier"] == 0
 
@@ -105,22 +106,22 @@ async def test_reprocess_forces_a_tier_and_completes_again(harness, tmp_path):
     body = await harness.wait_ready(headers, printed)
     assert body["processingStatus"] == "failed" and body["status"] == "pending"
     assert body["processingError"] == "Tier 0 forced, but the document embeds no e-invoice XML"
-    await jobs_admin.reprocess(harness.db, printed, 1)
+    await admin.reprocess(harness.db, printed, 1)
     body = await harness.wait_ready(headers, printed)
     assert body["processingError"] == "Tier 1 forced, but no vendor template applies (no vendor template)"
     await create_vendor(harness.db, tenant_id, "ACME Tools GmbH", template=ACME_TEMPLATE)
-    job = await jobs_admin.retry(harness.db, printed)  # a retry keeps the forced tier
+    job = await admin.retry(harness.db, printed)  # a retry keeps the forced tier
     assert job["forceTier"] == 1
     body = await harness.wait_ready(headers, printed)
     assert body["processingStatus"] != "failed" and (await operator_row(harness, printed))["extraction_tier"] == 1
-    await jobs_admin.reprocess(harness.db, printed, 2)  # templates skipped although one applies
+    await admin.reprocess(harness.db, printed, 2)  # templates skipped although one applies
     await harness.wait_ready(headers, printed)
     assert (await operator_row(harness, printed))["extraction_tier"] == 2
-    await jobs_admin.reprocess(harness.db, printed)  # no --tier: the usual routing, force cleared
+    await admin.reprocess(harness.db, printed)  # no --tier: the usual routing, force cleared
     await harness.wait_ready(headers, printed)
     assert (await operator_row(harness, printed))["extraction_tier"] == 1
     receipt = await upload(harness, headers, png_with_text("Total EUR 5.00"), "image/png")
-    await jobs_admin.reprocess(harness.db, receipt, 2)
+    await admin.reprocess(harness.db, receipt, 2)
     assert (await harness.wait_ready(headers, receipt))["processingStatus"] == "completed"  # completed again
     assert await harness.balance(headers) == 2  # three uploads, five reprocesses
     bad = await appliance(config, "invoice", "reprocess", receipt, "--tier", "3")
@@ -168,12 +169,12 @@ async def test_a_leased_job_is_refused_and_unknown_ids_are_not_found(tmp_path):
         result = await appliance(config, "invoice", "reprocess", str(uuid.uuid4()))
         assert result.returncode == 66 and "Invoice not found" in result.stderr
         with pytest.raises(NotFound):
-            await jobs_admin.reprocess(db, "nope")
+            await admin.reprocess(db, "nope")
         with pytest.raises(JobBusy):
-            await jobs_admin.retry(db, invoice_id)
+            await admin.retry(db, invoice_id)
         async with db.transaction() as conn:  # the worker died: its lease ran out
             await conn.execute("UPDATE jobs SET lease_until = ?", (time.time() - 1,))
-        again = await jobs_admin.retry(db, invoice_id)
+        again = await admin.retry(db, invoice_id)
         assert (again["state"], again["attempts"], again["leaseUntil"]) == ("queued", 0, None)
     finally:
         await db.close()

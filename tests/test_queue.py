@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from appliance import jobs
+from appliance.queue import jobs
 from appliance.invoices import create_slot
 from tests.conftest import make_settings
 from tests.docs import png_with_text
@@ -73,7 +73,7 @@ async def _queued_job(db, tenant_id: str) -> str:
 
 async def test_expired_lease_is_leased_again(tmp_path):
     from appliance.db import Database
-    from appliance.server import prepare_data_dir
+    from appliance.datadir import prepare_data_dir
     from appliance.tenants import create_tenant
 
     settings = make_settings(tmp_path)

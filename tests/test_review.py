@@ -12,7 +12,8 @@ import pytest
 
 from api.schemas import InvoiceSchema
 from appliance.correction_values import header_value, line_value
-from appliance import jobs_admin, review
+from appliance import review
+from appliance.queue import admin
 from appliance.errors import BadRequest, NotFound
 from appliance.invoices import create_slot
 from tests.docs import INVOICE_LINES, text_pdf
@@ -120,7 +121,7 @@ async def test_reprocess_status_follows_the_extraction_unless_a_human_acted(harn
     corrected_id, other, _ = await extracted(harness)
     await review.correct(harness.db, corrected_id, ["customer_name=Kunde AG"], [], "alice")
     assert (await appliance(tmp_path, "invoice", "reprocess", plain_id)).returncode == 0
-    await jobs_admin.reprocess(harness.db, corrected_id)
+    await admin.reprocess(harness.db, corrected_id)
     assert (await harness.wait_ready(headers, plain_id))["status"] == "extracted"
     corrected = await harness.wait_ready(other, corrected_id)
     assert corrected["status"] == "reviewed" and corrected["data"]["customer_name"] == "Kunde AG"

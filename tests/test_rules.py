@@ -263,7 +263,7 @@ def test_labelled_address_in_seller_block():
 
 
 def test_house_number_is_no_postcode_and_country_ends_address():
-    from pipeline.rules_labels import POSTCODE_RE
+    from pipeline.rules.labels import POSTCODE_RE
 
     assert not POSTCODE_RE.search("1242 chemin de l'olive")
     assert not POSTCODE_RE.search("4557 De Silva St")
@@ -354,7 +354,7 @@ def make_ocr_doc(*lines: Line, width: float = 600, height: float = 1200) -> Docu
 
 
 def test_ocr_word_repairs_digits_and_dollar_sign():
-    from pipeline.rules_ocr import fix_ocr_word
+    from pipeline.rules.ocr import fix_ocr_word
 
     assert fix_ocr_word("475OO SUBANG") == "47500 SUBANG"
     assert fix_ocr_word("RM1O.5O") == "RM10.50"
@@ -413,7 +413,7 @@ def test_currency_from_iban_country_without_symbol():
         make_line(500, (100, "IBANNL50INGB0683251309")),
     )
     assert extract_rules(doc).fields["currency"] == "EUR"
-    from pipeline.rules_country import currency_from_country
+    from pipeline.rules.country import currency_from_country
 
     assert currency_from_country("TVA FR19787878784, 69001 Lyon, France") == "EUR"
     assert currency_from_country("no country here") is None
@@ -496,7 +496,7 @@ def test_lot_number_is_no_postcode_when_a_postcode_line_follows():
 
 
 def test_ocr_restores_dropped_word_boundaries():
-    from pipeline.rules_ocr import fix_ocr_word
+    from pipeline.rules.ocr import fix_ocr_word
 
     assert fix_ocr_word("deLattreAlexis") == "de Lattre Alexis"
     assert fix_ocr_word("InvoiceINV/2023/03/0008") == "Invoice INV/2023/03/0008"

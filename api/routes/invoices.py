@@ -2,69 +2,26 @@
 from __future__ import annotations
 
 from aiohttp import web
-from aiohttp.http_exceptions import BadHttpMessage
 from aiohttp_apigami import docs
 
 from api.docs import SECURITY, errors
 from api.keys import DB, ON_ENQUEUED, QUEUE_READY, SETTINGS, TENANT
 from api.schemas import (UPLOAD_BODY, VENDOR_QUERY, InvoiceSchema, PreparedUploadSchema,
                          UploadAcceptedSchema)
-from appliance import inspection, invoices
-from appliance.errors import BadRequest
-from appliance.files import MB, stream_to_disk
+from appliance import invoices, uploads
 
 routes = web.RouteTableDef()
-MAX_FIELD_BYTES = 256  # a vendorId is 36 characters; anything longer is not one
-
-
-async def _read_upload(request: web.Request):
-    """Stream the multipart body: the ``file`` part to disk, ``vendorId`` as text.
-
-    Returns (StoredUpload, vendorId or None). Raises BadRequest for a body that is not
-    multipart or has no file, UnsupportedFileType (400) and FileTooLarge (413).
-    """
-    if not request.content_type.startswith("multipart/"):
-        raise BadRequest("Expected a multipart/form-data body with a 'file' field")
-    settings = request.app[SETTINGS]
-    tenant = request[TENANT]
-    upload, vendor_id = None, request.query.get("vendorId")
-    try:
-        reader = await request.multipart()
-        async for part in reader:
-            if part.name == "file" and upload is None:
-                upload = await stream_to_disk(part, settings.files_dir, tenant.id,
-                                              settings.limits.MAX_FILE_SIZE_MB * MB)
-            elif part.name == "vendorId":
-                raw = await part.read_chunk(MAX_FIELD_BYTES + 1)
-                vendor_id = raw.decode("utf-8", "replace").strip() if len(raw) <= MAX_FIELD_BYTES else "invalid"
-            else:
-                await part.release()
-    except (ValueError, BadHttpMessage) as exc:  # malformed multipart framing or part headers
-        if upload:
-            upload.discard()
-        raise BadRequest(f"Malformed multipart body: {exc}") from exc
-    except BaseException:
-        if upload:
-            upload.discard()
-        raise
-    if upload is None:
-        raise BadRequest("The 'file' field is required")
-    return upload, vendor_id
 
 
 async def _accept(request: web.Request, invoice_id: str | None) -> web.Response:
-    app = request.app
-    tenant = request[TENANT]
-    upload, vendor_id = await _read_upload(request)
-    try:
+    """Stream, check and record an upload (``appliance.uploads``, ``appliance.invoices``): 202
+    with the upload-accepted body, or the appliance error, with nothing kept."""
+    app, tenant = request.app, request[TENANT]
+    async with uploads.received(request, app[SETTINGS], tenant.id) as (upload, vendor_id):
         vendor_id = await invoices.check_vendor(app[DB], tenant.id, vendor_id)
-        invoices.check_ocr_limit(app[SETTINGS], upload)
-        await inspection.check_document(app[SETTINGS], upload)
-    except BaseException:
-        upload.discard()
-        raise
-    body = await invoices.accept_upload(app[DB], app[SETTINGS], tenant.id, upload, invoice_id=invoice_id,
-                                        vendor_id=vendor_id, queue_ready=app[QUEUE_READY])
+        await uploads.check(app[SETTINGS], upload)
+        body = await invoices.accept_upload(app[DB], app[SETTINGS], tenant.id, upload, invoice_id=invoice_id,
+                                            vendor_id=vendor_id, queue_ready=app[QUEUE_READY])
     app[ON_ENQUEUED]()
     return web.json_response(body, status=202, headers={"Location": body["statusUrl"]})
 

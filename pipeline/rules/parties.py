@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import re
 
-from pipeline.identifiers import is_valid_tax_id
-from pipeline.rules_labels import (
+from pipeline.rules.identifiers import is_valid_tax_id
+from pipeline.rules.labels import (
     COMPANY_RE, COUNTRY_RE, EMAIL_RE, POSTCODE_RE, STREET_WORDS, TITLE_RE, URL_RE, VAT_RE,
 )
-from pipeline.rules_lines import is_table_header
-from pipeline.rules_layout import (
+from pipeline.rules.lines import is_table_header
+from pipeline.rules.layout import (
     LabelHit, TextLine, block_below, find_labels, labelled_values, region_end, section_starts,
     split_cells, strip_label_prefix,
 )
-from pipeline.rules_vendor import (
+from pipeline.rules.vendor import (
     below_title_penalty, domain_bonus, footer_names, owner_penalty, sentence_penalty, title_y, web_domains,
     wrapped_name,
 )
@@ -228,7 +228,7 @@ def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLin
     """The vendor tax id: next to a tax-id label outside the customer block, else a VAT-shaped id.
 
     A value in the shape of a VAT id scores a point, one whose check digits hold
-    (``pipeline.identifiers.is_valid_tax_id``) another; without a label the first VAT-shaped id
+    (``pipeline.rules.identifiers.is_valid_tax_id``) another; without a label the first VAT-shaped id
     with valid check digits wins over the first one in reading order, and also over a weakly
     labelled value that is no VAT id (score below ``UNLABELLED_VALID_TAX_ID``).
     """

@@ -1,6 +1,6 @@
 """Vendor evidence of the rules extractor: how the layout around a name makes it the seller.
 
-``pipeline.rules_parties`` scores every company-like name; this module owns the evidence
+``pipeline.rules.parties`` scores every company-like name; this module owns the evidence
 that lies beyond one cell: a name wrapped over several header lines, the document title that
 separates the seller (above it on a receipt) from the buyer (below it), an "owned by" line
 that names the legal owner rather than the trading name, sentences that are no names, an
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from pipeline.rules_labels import COMPANY_RE, EMAIL_RE, URL_RE
-from pipeline.rules_layout import TextLine
+from pipeline.rules.labels import COMPANY_RE, EMAIL_RE, URL_RE
+from pipeline.rules.layout import TextLine
 
 _TITLE_WORDS_RE = re.compile(r"invoice|receipt|facture|factuur|rechnung|quittung|bill|invois|resit", re.I)
 _OWNER_RE = re.compile(r"(?:owned|operated|managed|run)\s*by\W*$|(?:a\s*)?(?:division|subsidiary|member)\s*of\W*$",

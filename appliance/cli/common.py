@@ -1,7 +1,7 @@
 """What the CLI command modules share: run one coroutine against the data dir's database.
 
-It lives apart from ``appliance.cli`` so that command modules (``cli_jobs``, ``cli_review``),
-which ``appliance.cli`` imports to attach their commands, never import ``appliance.cli`` back.
+It lives apart from ``appliance.cli.root`` so that the command modules, which ``root`` imports to
+attach their commands, never import ``root`` back.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def with_db(settings: Settings, fn: Callable[[Any], Awaitable[Any]]) -> Any:
     """``fn(db)`` on the migrated database of ``settings.data_dir``, closed afterwards; returns
     its result. Raises what ``fn`` raises, and ConfigError when the data dir is unusable."""
     from appliance.db import Database
-    from appliance.server import prepare_data_dir
+    from appliance.datadir import prepare_data_dir
 
     async def go() -> Any:
         prepare_data_dir(settings)

@@ -3,8 +3,8 @@
 This module owns ``TextLine`` (a page line with word spans and the labels, amounts and dates
 found on it), finding the value right of or below a label, cells of a line (words split at
 wide gaps) and blocks of lines below a heading. Boxes are ``(x0, y0, x1, y1)``, y downwards.
-It imports only ``pipeline.document``, ``pipeline.parsers``, ``pipeline.rules_labels``,
-``pipeline.rules_ocr`` (words of OCR'd pages are repaired here) and the standard library;
+It imports only ``pipeline.document``, ``pipeline.parsers``, ``pipeline.rules.labels``,
+``pipeline.rules.ocr`` (words of OCR'd pages are repaired here) and the standard library;
 pipeline must not import ``api`` or ``appliance``.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from pipeline.document import DocumentText
 from pipeline.parsers import find_amounts, find_dates
-from pipeline.rules_labels import LABEL_RES
-from pipeline.rules_ocr import fix_ocr_word, prints_dollars
+from pipeline.rules.labels import LABEL_RES
+from pipeline.rules.ocr import fix_ocr_word, prints_dollars
 
 
 @dataclass

@@ -1,13 +1,13 @@
 """``appliance jobs``: the extraction queue for operators (list, retry). The work is in
-``appliance.jobs_admin``; this module only parses arguments and prints."""
+``appliance.queue.admin``; this module only parses arguments and prints."""
 from __future__ import annotations
 
 import json
 
 import click
 
-from appliance.cli_common import with_db
-from appliance.jobs_admin import STATES
+from appliance.cli.common import with_db
+from appliance.queue.admin import STATES
 
 
 @click.group()
@@ -23,7 +23,7 @@ def jobs() -> None:
 @click.pass_obj
 def jobs_list(settings, state: str | None, limit: int, as_json: bool) -> None:
     """Jobs with their invoice, tenant, attempts, busy retries, last error and times (UTC)."""
-    from appliance.jobs_admin import list_jobs
+    from appliance.queue.admin import list_jobs
 
     rows = with_db(settings, lambda db: list_jobs(db, state, limit))
     if as_json:
@@ -43,7 +43,7 @@ def jobs_list(settings, state: str | None, limit: int, as_json: bool) -> None:
 def jobs_retry(settings, ident: str) -> None:
     """Put a done or failed job back in the queue now, attempts reset (ID: a job or an invoice
     id). No credits move. A job leased right now is refused (exit 75)."""
-    from appliance.jobs_admin import retry
+    from appliance.queue.admin import retry
 
     job = with_db(settings, lambda db: retry(db, ident))
     click.echo(f"job {job['id']} (invoice {job['invoiceId']}) queued again; no credits debited")

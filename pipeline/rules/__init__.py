@@ -1,31 +1,35 @@
-"""Deterministic, layout-aware extraction of invoice fields from page text with boxes.
+"""Tier 2's layout rules: deterministic, layout-aware extraction of invoice fields from page text
+with boxes. ``extract_rules`` is the entry point; it runs the finders of this package's modules
+over a DocumentText and collects their values and evidence.
 
-This module is the entry point of the rules extractor: ``extract_rules`` runs the finders of
-the ``pipeline.rules_*`` modules over a DocumentText and collects their values and evidence.
-Each of those modules owns one job: ``rules_labels`` (multilingual label keywords),
-``rules_layout`` (lines, labels, values right of or below a label), ``rules_header`` (invoice
-number, dates, terms, currency), ``rules_parties`` (vendor and customer names, tax id, e-mail),
-``rules_address`` (vendor address), ``rules_amounts`` (totals chosen by their arithmetic) and
-``rules_lines`` (line-item tables). It re-exports ``parse_amount``, ``parse_date`` and
-``detect_currency`` from ``pipeline.parsers`` for other modules. It is the main extractor; a
-small LLM only fills what it leaves open. Pipeline must not import ``api`` or ``appliance``.
+One job per module: ``labels`` (multilingual label keywords), ``layout`` (lines, labels, values
+right of or below a label), ``ocr`` (repairs of OCR-damaged words), ``header`` (invoice number,
+dates, terms, currency), ``parties`` and ``vendor`` (vendor and customer names, tax id, e-mail),
+``address`` (vendor address), ``country`` (the country evidence behind a currency),
+``identifiers`` (check digits of VAT ids and IBANs), ``amounts`` (totals chosen by their
+arithmetic) and ``lines`` (line-item tables). Printed values become data through
+``pipeline.parsers``. The rules are the main extractor; a small LLM only fills what they leave
+open.
+
+Pure extraction: imports only ``pipeline`` modules and the value libraries; must not import
+``api`` or ``appliance``; submodules import each other, never this package's namespace.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from pipeline.document import DocumentText
-from pipeline.parsers import detect_currency, find_dates, guess_dayfirst, parse_amount, parse_date
-from pipeline.rules_layout import TextLine, annotate, build_lines
-from pipeline.rules_amounts import (
+from pipeline.parsers import find_dates, guess_dayfirst
+from pipeline.rules.layout import TextLine, annotate, build_lines
+from pipeline.rules.amounts import (
     AMOUNT_FIELDS, amount_candidates, choose_amounts, is_credit_note, unsign_credit_note,
 )
-from pipeline.rules_header import find_currency, find_date_fields, find_invoice_number, find_terms
-from pipeline.rules_parties import customer_zone, find_customer, find_email, find_tax_id, find_vendor
-from pipeline.rules_address import find_address
-from pipeline.rules_lines import find_line_items
+from pipeline.rules.header import find_currency, find_date_fields, find_invoice_number, find_terms
+from pipeline.rules.parties import customer_zone, find_customer, find_email, find_tax_id, find_vendor
+from pipeline.rules.address import find_address
+from pipeline.rules.lines import find_line_items
 
-__all__ = ["RulesResult", "extract_rules", "parse_amount", "parse_date", "detect_currency"]
+__all__ = ["RulesResult", "extract_rules"]
 
 
 @dataclass

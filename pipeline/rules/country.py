@@ -4,14 +4,14 @@ Scans and OCR often lose the currency sign (a "€" read as nothing, "∈" or "C
 document still says where it comes from: an IBAN or VAT id with its ISO country prefix, a
 country name in an address. This module owns turning that evidence into an ISO 4217 code,
 used only when the text shows no currency of its own. IBANs are checked with python-stdnum
-(``pipeline.identifiers``). Must not import ``api`` or ``appliance``.
+(``pipeline.rules.identifiers``). Must not import ``api`` or ``appliance``.
 """
 from __future__ import annotations
 
 import re
 from collections import Counter
 
-from pipeline.identifiers import iban_country
+from pipeline.rules.identifiers import iban_country
 
 _EURO = "AT BE CY DE EE ES FI FR GR HR IE IT LT LU LV MT NL PT SI SK".split()
 COUNTRY_CURRENCY = {**{code: "EUR" for code in _EURO}, "GB": "GBP", "CH": "CHF", "LI": "CHF", "DK": "DKK",

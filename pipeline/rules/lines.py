@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.rules_layout import TextLine
+from pipeline.rules.layout import TextLine
 
 
 _COLS = {

@@ -1,13 +1,31 @@
-"""``appliance invoice reprocess|correct|approve|reject``: an operator's second look at an
-invoice. The work is in ``appliance.jobs_admin`` and ``appliance.review``; this module only
-parses arguments and prints. The commands attach to the ``invoice`` group in ``appliance.cli``."""
+"""``appliance invoice show|reprocess|correct|approve|reject``: an invoice as an operator sees
+it, and an operator's second look at it. The work is in ``appliance.invoices``,
+``appliance.queue.admin`` and ``appliance.review``; this module only parses arguments and prints."""
 from __future__ import annotations
 
 import json
 
 import click
 
-from appliance.cli_common import operator_name, with_db
+from appliance.cli.common import operator_name, with_db
+from appliance.settings import Settings
+
+
+@click.group()
+def invoice() -> None:
+    """Invoices as an operator sees them."""
+
+
+@invoice.command("show")
+@click.argument("invoice_id")
+@click.pass_obj
+def invoice_show(settings: Settings, invoice_id: str) -> None:
+    """Print an invoice with the operator-only fields (extractionTier, extractionProvider, routingReason)."""
+    from appliance.invoices import get_invoice
+
+    body = with_db(settings, lambda db: get_invoice(db, invoice_id, None, operator=True))
+    click.echo(json.dumps(body, indent=2, ensure_ascii=False))
+
 
 BY = click.option("--by", default=None, help="who acts, for the review trail (default: the login name)")
 
@@ -19,7 +37,7 @@ BY = click.option("--by", default=None, help="who acts, for the review trail (de
 @click.pass_obj
 def invoice_reprocess(settings, invoice_id: str, tier: int | None) -> None:
     """Run extraction again, with no second debit; corrections stay on top of the new data."""
-    from appliance.jobs_admin import reprocess
+    from appliance.queue.admin import reprocess
 
     job = with_db(settings, lambda db: reprocess(db, invoice_id, tier))
     routing = "usual routing" if tier is None else f"tier {tier} forced"
@@ -66,5 +84,5 @@ def _decision(name: str, decision: str) -> click.Command:
     return command
 
 
-REVIEW_COMMANDS = (invoice_reprocess, invoice_correct, _decision("approve", "approved"),
-                   _decision("reject", "rejected"))
+for _command in (invoice_reprocess, invoice_correct, _decision("approve", "approved"), _decision("reject", "rejected")):
+    invoice.add_command(_command)

@@ -2,7 +2,7 @@
 
 This module owns reading ids and dates next to their labels (right of or below them), the
 payment terms text and the document currency (from the country evidence of
-``pipeline.rules_country`` when no currency is printed). Pipeline must not import ``api`` or
+``pipeline.rules.country`` when no currency is printed). Pipeline must not import ``api`` or
 ``appliance``.
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from pipeline.parsers import detect_currency, find_dates
-from pipeline.rules_country import currency_from_country
-from pipeline.rules_labels import ID_TOKEN_RE, PHONE_RE
-from pipeline.rules_layout import (
+from pipeline.rules.country import currency_from_country
+from pipeline.rules.labels import ID_TOKEN_RE, PHONE_RE
+from pipeline.rules.layout import (
     TextLine, below_lines, in_sentence, labelled_values, position_penalty, section_starts, value_text,
 )
 

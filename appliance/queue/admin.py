@@ -1,7 +1,7 @@
 """The queue as an operator sees and steers it: list jobs, put a job back in the queue (retry),
 reprocess an invoice, optionally forcing an extraction tier (spec 3.1 rule 3).
 
-Neither retry nor reprocess debits: the debit belongs to the upload (``appliance.jobs``). Both
+Neither retry nor reprocess debits: the debit belongs to the upload (``appliance.queue.jobs``). Both
 reset ``attempts`` (the operator asks for a fresh run) and make the job due now; the running
 dispatcher finds it on its next poll (``queue.poll_seconds``). A job leased right now is refused
 (JobBusy): its worker will write a result that would race the new run. A lease that has expired

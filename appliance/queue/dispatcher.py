@@ -13,7 +13,8 @@ import logging
 import uuid
 from pathlib import Path
 
-from appliance import invoices, jobs, vendors
+from appliance import invoices, vendors
+from appliance.queue import jobs
 from appliance.db import Database
 from appliance.settings import Settings
 from pipeline.context import JobContext

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from pipeline.parsers import AmountMatch
-from pipeline.rules_layout import LabelHit, TextLine, below_lines, overlaps_box, reading_order, region_end
+from pipeline.rules.layout import LabelHit, TextLine, below_lines, overlaps_box, reading_order, region_end
 
 
 AMOUNT_FIELDS = ("subtotal", "discount", "tax_amount", "service_charge", "shipping_cost",

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 from pipeline.parsers import find_dates
-from pipeline.rules_labels import COUNTRY_RE, EMAIL_RE, PHONE_RE, POSTCODE_RE
-from pipeline.rules_layout import TextLine, block_below, find_labels, strip_label_prefix
+from pipeline.rules.labels import COUNTRY_RE, EMAIL_RE, PHONE_RE, POSTCODE_RE
+from pipeline.rules.layout import TextLine, block_below, find_labels, strip_label_prefix
 
 
 _ADDRESS_LABEL_RE = re.compile(r"^\s*(?:anschrift|address|adresse|adres|direcci[oó]n|indirizzo|alamat|地址)\s*:\s*",

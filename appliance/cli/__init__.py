@@ -1,0 +1,12 @@
+"""The operator CLI ``appliance`` (click). Command words are a contract: scripts rely on them.
+
+``root`` holds the group and the error-to-exit-code edge; ``service`` operates the appliance
+(init, check, config show, serve, backup, restore, extract), ``accounts`` the tenants, keys,
+credits and vendors, ``invoices`` and ``jobs`` an operator's view of invoices and the queue,
+``config_show`` renders the effective settings, ``common`` runs a coroutine on the database.
+Must not import ``api`` (``serve`` reaches it through ``appliance.server``); heavy modules
+(Ray, models) are imported inside the command that needs them.
+"""
+from appliance.cli.root import main
+
+__all__ = ["main"]

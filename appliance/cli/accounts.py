@@ -1,0 +1,146 @@
+"""Tenants and what belongs to them: ``tenant``, ``key``, ``credits`` and ``vendor``. Each
+command parses its arguments and calls ``appliance.tenants``, ``appliance.ledger`` or
+``appliance.vendors`` on the data dir's database (``common.with_db``)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from appliance.cli.common import with_db
+from appliance.settings import Settings
+
+
+@click.group()
+def tenant() -> None:
+    """Tenants (workspaces)."""
+
+
+@tenant.command("create")
+@click.option("--name", required=True)
+@click.option("--credits", default=0, type=int, show_default=True, help="opening credits (ledger grant)")
+@click.option("--json", "as_json", is_flag=True, help="last line is {\"tenantId\": ..., \"apiKey\": ...}")
+@click.pass_obj
+def tenant_create(settings: Settings, name: str, credits: int, as_json: bool) -> None:
+    """Create a tenant and print its id and API key (shown only this once)."""
+    from appliance.tenants import create_tenant
+
+    created, key = with_db(settings, lambda db: create_tenant(db, name, credits))
+    click.echo(f"tenant {created.id} ({created.name}) created with {credits} credits")
+    click.echo(f"API key (shown once): {key}")
+    if as_json:
+        click.echo(json.dumps({"tenantId": created.id, "apiKey": key}))
+
+
+@tenant.command("update")
+@click.argument("tenant_id")
+@click.option("--company-name", default=None, help="the tenant's own company name")
+@click.option("--tax-id", default=None, help="the tenant's own VAT or tax id")
+@click.pass_obj
+def tenant_update(settings: Settings, tenant_id: str, company_name: str | None, tax_id: str | None) -> None:
+    """Set the tenant's own company: invoices it issued come back with direction "receivable"."""
+    from appliance.tenants import update_tenant
+
+    with_db(settings, lambda db: update_tenant(db, tenant_id, company_name=company_name, tax_id=tax_id))
+    click.echo(f"tenant {tenant_id} updated")
+
+
+@click.group()
+def key() -> None:
+    """API keys: one active key per tenant."""
+
+
+@key.command("rotate")
+@click.argument("tenant_id")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def key_rotate(settings: Settings, tenant_id: str, as_json: bool) -> None:
+    """Issue a new key; the old one stops working on the next request."""
+    from appliance.tenants import rotate_key
+
+    new = with_db(settings, lambda db: rotate_key(db, tenant_id))
+    click.echo(f"API key (shown once): {new}")
+    if as_json:
+        click.echo(json.dumps({"tenantId": tenant_id, "apiKey": new}))
+
+
+@key.command("revoke")
+@click.argument("tenant_id")
+@click.pass_obj
+def key_revoke(settings: Settings, tenant_id: str) -> None:
+    """Revoke the tenant's key; every request with it gets 401 from now on."""
+    from appliance.tenants import revoke_key
+
+    count = with_db(settings, lambda db: revoke_key(db, tenant_id))
+    click.echo(f"revoked {count} key(s) of tenant {tenant_id}")
+
+
+@click.group()
+def credits() -> None:
+    """The credit ledger."""
+
+
+@credits.command("grant")
+@click.argument("tenant_id")
+@click.argument("amount", type=int)
+@click.option("--note", default=None)
+@click.pass_obj
+def credits_grant(settings: Settings, tenant_id: str, amount: int, note: str | None) -> None:
+    """Add AMOUNT credits (negative takes them back); written to the ledger."""
+    from appliance.ledger import grant
+    from appliance.tenants import parse_uuid
+
+    balance = with_db(settings, lambda db: grant(db, parse_uuid(tenant_id) or tenant_id, amount, note))
+    click.echo(f"tenant {tenant_id}: balance {balance}")
+
+
+@click.group()
+def vendor() -> None:
+    """Vendors of a tenant (``vendorId`` on upload)."""
+
+
+@vendor.command("add")
+@click.argument("tenant_id")
+@click.option("--name", required=True)
+@click.option("--tax-id", default=None, help="VAT or tax id; matches invoices to this vendor")
+@click.option("--template", "template_path", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+              default=None, help="an invoice2data YAML template for this vendor's invoices (tier 1)")
+@click.pass_obj
+def vendor_add(settings: Settings, tenant_id: str, name: str, tax_id: str | None, template_path: Path | None) -> None:
+    """Create a vendor and print its id (clients pass it as vendorId)."""
+    from appliance.vendors import create_vendor
+
+    template = template_path.read_text() if template_path else None
+    click.echo(with_db(settings, lambda db: create_vendor(db, tenant_id, name, tax_id, template)))
+
+
+@vendor.command("list")
+@click.argument("tenant_id")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def vendor_list(settings: Settings, tenant_id: str, as_json: bool) -> None:
+    """The tenant's vendors: id, name, tax id, template, invoices seen."""
+    from appliance.vendors import list_vendors
+
+    rows = with_db(settings, lambda db: list_vendors(db, tenant_id))
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for row in rows:
+        click.echo(f"{row['id']}  {row['name']}  tax_id={row['tax_id'] or '-'}  "
+                   f"template={row['template_name'] or '-'}  invoices={row['invoices']}")
+
+
+@vendor.command("show")
+@click.argument("vendor_id")
+@click.pass_obj
+def vendor_show(settings: Settings, vendor_id: str) -> None:
+    """One vendor with its template."""
+    from appliance.vendors import show_vendor
+
+    click.echo(json.dumps(with_db(settings, lambda db: show_vendor(db, vendor_id)), indent=2,
+                          ensure_ascii=False))
+
+
+ACCOUNT_GROUPS = (tenant, key, credits, vendor)

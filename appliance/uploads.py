@@ -1,0 +1,318 @@
+"""An uploaded file, from the request to the store: its one owner (DESIGN.md flow steps 1-2).
+
+``received`` streams the ``file`` part of a multipart body to a ``.partial-*`` file beside its
+final place ``<data_dir>/files/<tenant_id>/<file_id>`` (never a client's name), enforcing
+MAX_FILE_SIZE_MB while it streams and deciding the type by magic bytes from the first chunk
+(``pipeline.sniff``). Inside its block, ``check`` refuses, before any debit, a file past
+OCR_MAX_UPLOAD_MB and a hostile one (``inspect_document``); the block then records the upload: the file is
+renamed into place (``StoredUpload.place``) just before the database transaction that records
+it commits, and marked ``recorded`` once it has. On every other way out of the block, an error
+included, the file is removed: a refused upload costs nothing and leaves nothing.
+``reap_partials`` removes the partial files a crash left.
+
+Inspection runs only cheap checks: PDF structure and page count via pdfium (no page is
+rendered), image header dimensions via Pillow (no full decode; a JPEG is decoded at 1/8
+scale, which reads the whole entropy-coded stream at 1/64 of the memory).
+
+Must not import ``api``; raises the ``appliance.errors`` the API turns into 400 and 413.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import threading
+import uuid
+import warnings
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import AsyncIterator
+from urllib.parse import unquote
+
+from aiohttp.http_exceptions import BadHttpMessage
+
+from appliance.errors import BadRequest, FileTooLarge, UnreadableUpload, UnsupportedFileType
+from appliance.settings import Settings
+from pipeline.sniff import JPEG, PDF, PNG, SNIFF_BYTES, sniff
+
+MB = 1024 * 1024
+CHUNK_BYTES = 256 * 1024
+MAX_FIELD_BYTES = 256  # a vendorId is 36 characters; anything longer is not one
+TAIL_BYTES = 64 * 1024 + 22  # a ZIP end-of-central-directory record lies within the last 64 KiB + 22 bytes
+EOF_WINDOW = 1024  # PDF readers (Acrobat's implementation note 18) look for %%EOF in the last 1 KB
+# Format signatures that must not appear where a second reader would honour them.
+ZIP_EOCD = b"PK\x05\x06"
+FOREIGN_PREFIXES = {b"PK\x03\x04": "ZIP", b"GIF8": "GIF", b"RIFF": "RIFF", b"\x7fELF": "ELF",
+                    b"MZ": "Windows executable", b"<": "HTML/XML", b"\x1f\x8b": "gzip"}
+# pdfium is not thread-safe (pypdfium2 docs): inspections in the server's threads take turns.
+PDFIUM_LOCK = threading.Lock()
+
+
+@dataclass
+class StoredUpload:
+    """A streamed upload: ``path`` (partial until ``commit``), size in bytes, SHA-256, sniffed type."""
+
+    file_id: str
+    path: Path
+    final_path: Path
+    size: int
+    sha256: str
+    media_type: str
+    original_name: str | None
+    recorded: bool = False  # set once the transaction that records the file has committed
+
+    def place(self) -> None:
+        """Rename the file into its final place: inside the transaction that records it, just
+        before COMMIT, so that a crash between the two leaves an unrecorded file, never a row
+        without its file."""
+        os.replace(self.path, self.final_path)
+        self.path = self.final_path
+
+    def discard(self) -> None:
+        for path in {self.path, self.final_path}:
+            path.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """What inspection learnt: the sniffed type, pages (1 for an image), pixel size of an image."""
+
+    media_type: str
+    pages: int
+    width: int | None = None
+    height: int | None = None
+
+
+@asynccontextmanager
+async def received(request, settings: Settings, tenant_id: str) -> AsyncIterator[tuple[StoredUpload, str | None]]:
+    """The upload of an aiohttp ``request`` (multipart ``file``, optional ``vendorId`` as a form
+    field or query parameter), streamed to disk; yields ``(upload, vendor id text or None)``.
+
+    Raises BadRequest (not multipart, malformed, no file), UnsupportedFileType (400) and
+    FileTooLarge (413, past MAX_FILE_SIZE_MB). The file is removed when the block leaves before
+    ``upload.recorded`` is set, an error included.
+    """
+    upload, vendor_id = await _stream(request, settings, tenant_id)
+    try:
+        yield upload, vendor_id
+    finally:
+        if not upload.recorded:
+            upload.discard()
+
+
+async def _stream(request, settings: Settings, tenant_id: str) -> tuple[StoredUpload, str | None]:
+    if not request.content_type.startswith("multipart/"):
+        raise BadRequest("Expected a multipart/form-data body with a 'file' field")
+    upload, vendor_id = None, request.query.get("vendorId")
+    try:
+        reader = await request.multipart()
+        async for part in reader:
+            if part.name == "file" and upload is None:
+                upload = await stream_to_disk(part, settings.files_dir, tenant_id,
+                                              settings.limits.MAX_FILE_SIZE_MB * MB)
+            elif part.name == "vendorId":
+                raw = await part.read_chunk(MAX_FIELD_BYTES + 1)
+                vendor_id = raw.decode("utf-8", "replace").strip() if len(raw) <= MAX_FIELD_BYTES else "invalid"
+            else:
+                await part.release()
+    except (ValueError, BadHttpMessage) as exc:  # malformed multipart framing or part headers
+        if upload:
+            upload.discard()
+        raise BadRequest(f"Malformed multipart body: {exc}") from exc
+    except BaseException:
+        if upload:
+            upload.discard()
+        raise
+    if upload is None:
+        raise BadRequest("The 'file' field is required")
+    return upload, vendor_id
+
+
+async def stream_to_disk(part, files_dir: Path, tenant_id: str, max_bytes: int) -> StoredUpload:
+    """Stream an aiohttp multipart ``part`` to a partial file of ``files_dir/tenant_id``.
+
+    Raises UnsupportedFileType (400) when the magic bytes are not PDF/JPEG/PNG (an empty file
+    included) and FileTooLarge (413) past ``max_bytes``; in both cases nothing stays on disk.
+    """
+    folder = files_dir / tenant_id
+    folder.mkdir(parents=True, exist_ok=True)
+    file_id = str(uuid.uuid4())
+    partial = folder / f".partial-{file_id}"
+    digest = hashlib.sha256()
+    size, head, media_type = 0, b"", None
+    try:
+        with open(partial, "wb") as out:
+            while chunk := await part.read_chunk(CHUNK_BYTES):
+                size += len(chunk)
+                if size > max_bytes:
+                    raise FileTooLarge(f"File too large: the limit is {max_bytes // MB} MB (MAX_FILE_SIZE_MB)")
+                if media_type is None and len(head) < SNIFF_BYTES:
+                    head += chunk[: SNIFF_BYTES - len(head)]
+                    media_type = sniff(head)
+                    if media_type is None and len(head) >= SNIFF_BYTES:
+                        raise UnsupportedFileType(_unsupported())
+                digest.update(chunk)
+                out.write(chunk)
+        if media_type is None:
+            raise UnsupportedFileType(_unsupported())
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return StoredUpload(file_id, partial, folder / file_id, size, digest.hexdigest(), media_type,
+                        clean_name(getattr(part, "filename", None)))
+
+
+def clean_name(name: str | None) -> str | None:
+    """A client's file name kept for display only: base name, no control characters, 255 chars."""
+    if not name:
+        return None
+    name = unquote(name).replace("\\", "/").rsplit("/", 1)[-1]
+    name = "".join(ch for ch in name if ch.isprintable())
+    return name[:255] or None
+
+
+def reap_partials(files_dir: Path) -> int:
+    """Remove ``.partial-*`` files left by a crash mid-upload; returns how many were removed."""
+    removed = 0
+    if files_dir.is_dir():
+        for path in files_dir.glob("*/.partial-*"):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def _unsupported() -> str:
+    return "Unsupported file type: upload a PDF, JPG, JPEG or PNG file"
+
+
+# --------------------------------------------------------------------------- checks before the debit
+
+
+async def check(settings: Settings, upload: StoredUpload) -> DocumentInfo:
+    """Refuse a streamed upload the workers should not get, before any debit: past
+    OCR_MAX_UPLOAD_MB (better than spec 3.1 rule 5, unless ``limits.accept_over_ocr_limit``
+    restores the spec's behaviour), or hostile (``inspect_document``, run in a thread:
+    milliseconds for the dev set, bounded by the size limit). Raises FileTooLarge (413) or
+    UnreadableUpload (400)."""
+    limit = settings.limits.OCR_MAX_UPLOAD_MB
+    if upload.size > limit * MB and not settings.limits.accept_over_ocr_limit:
+        raise FileTooLarge(f"File too large for OCR: the OCR limit is {limit} MB (OCR_MAX_UPLOAD_MB)")
+    return await asyncio.to_thread(inspect_document, upload.path, upload.media_type,
+                                   max_pdf_pages=settings.limits.max_pdf_pages)
+
+
+def inspect_document(path: Path, media_type: str, *, max_pdf_pages: int,
+                     max_image_pixels: int | None = None) -> DocumentInfo:
+    """Check the document at ``path`` whose magic bytes said ``media_type``.
+
+    ``max_pdf_pages``: a PDF with more pages is refused (FileTooLarge). ``max_image_pixels``
+    (default Pillow's ``Image.MAX_IMAGE_PIXELS``, which the pipeline's decoder also honours):
+    width x height above it is a decompression bomb (FileTooLarge). A truncated, corrupt,
+    encrypted or polyglot file raises UnreadableUpload; each message says what to do.
+    """
+    if max_image_pixels is None:
+        from PIL import Image
+
+        max_image_pixels = int(Image.MAX_IMAGE_PIXELS or 2**62)
+    head, tail = _ends(path)
+    _check_polyglot(head, tail, media_type)
+    if media_type == PDF:
+        return _inspect_pdf(path, tail, max_pdf_pages)
+    if media_type in (PNG, JPEG):
+        return _inspect_image(path, media_type, max_image_pixels)
+    raise UnsupportedFileType(_unsupported())
+
+
+def _ends(path: Path) -> tuple[bytes, bytes]:
+    with open(path, "rb") as handle:
+        head = handle.read(SNIFF_BYTES)
+        size = handle.seek(0, 2)
+        handle.seek(max(0, size - TAIL_BYTES))
+        return head, handle.read()
+
+
+def _check_polyglot(head: bytes, tail: bytes, media_type: str) -> None:
+    """One file, one type: refuse bytes that another reader would open as a different format.
+
+    A PDF may carry junk before ``%PDF-`` (sniff allows 1 KB), but not another format's header;
+    nor may a ZIP directory end it (a PDF+ZIP polyglot). An image must not contain a PDF header
+    in its first KB, which PDF readers would honour.
+    """
+    if media_type == PDF:
+        prefix = head[: head.find(b"%PDF-")]
+        for magic, name in FOREIGN_PREFIXES.items():
+            if prefix.lstrip(b"\r\n\t ").startswith(magic):
+                raise UnreadableUpload(_polyglot(f"PDF and {name}"))
+        if _ends_with_zip(tail):
+            raise UnreadableUpload(_polyglot("PDF and ZIP"))
+    elif b"%PDF-" in head:
+        raise UnreadableUpload(_polyglot(f"{media_type.split('/')[1].upper()} and PDF"))
+
+
+def _ends_with_zip(tail: bytes) -> bool:
+    """True when a ZIP end-of-central-directory record ends the file exactly (with its comment),
+    which is where every ZIP reader looks; stray ``PK\\5\\6`` bytes in a compressed stream do not."""
+    at = tail.find(ZIP_EOCD)
+    while at != -1:
+        if at + 22 <= len(tail) and at + 22 + int.from_bytes(tail[at + 20:at + 22], "little") == len(tail):
+            return True
+        at = tail.find(ZIP_EOCD, at + 1)
+    return False
+
+
+def _polyglot(kinds: str) -> str:
+    return f"Ambiguous file: it is both {kinds}; upload the invoice as a plain PDF, JPG or PNG file"
+
+
+def _inspect_pdf(path: Path, tail: bytes, max_pages: int) -> DocumentInfo:
+    import pypdfium2 as pdfium
+
+    if b"%%EOF" not in tail[-EOF_WINDOW:]:
+        raise UnreadableUpload("Unreadable PDF: the file is truncated (no %%EOF marker at its end); "
+                               "upload the complete file")
+    with PDFIUM_LOCK:
+        try:
+            pdf = pdfium.PdfDocument(str(path))
+        except pdfium.PdfiumError as exc:
+            if "password" in str(exc).lower():
+                raise UnreadableUpload("Encrypted PDF: it needs a password to open; upload an "
+                                       "unprotected copy") from exc
+            raise UnreadableUpload(f"Unreadable PDF: {exc}; upload an intact copy of the file") from exc
+        try:
+            pages = len(pdf)
+            if pages < 1:
+                raise UnreadableUpload("Unreadable PDF: it has no pages")
+            if pages > max_pages:
+                raise FileTooLarge(f"PDF has too many pages: {pages}, the limit is {max_pages} "
+                                   "(limits.max_pdf_pages); upload one invoice per file")
+            first = pdf[0]  # parses the first page's dictionary: a broken page tree fails here
+            first.close()
+        finally:
+            pdf.close()
+    return DocumentInfo(PDF, pages)
+
+
+def _inspect_image(path: Path, media_type: str, max_pixels: int) -> DocumentInfo:
+    from PIL import Image, UnidentifiedImageError
+
+    too_large = FileTooLarge(f"Image too large: its header declares more than {max_pixels} pixels; "
+                             "upload a smaller scan")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # we compare ourselves
+            with Image.open(path) as image:  # reads the header only
+                width, height = image.size
+                if width * height > max_pixels:
+                    raise FileTooLarge(f"Image too large: {width} x {height} pixels, the limit is "
+                                       f"{max_pixels} pixels; upload a smaller scan")
+                if media_type == PNG:
+                    image.verify()  # chunk CRCs through IEND, without decoding pixels
+                else:
+                    image.draft("RGB", (max(1, width // 8), max(1, height // 8)))
+                    image.load()  # the whole JPEG stream, decoded at 1/8 scale
+    except Image.DecompressionBombError as exc:
+        raise too_large from exc
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        raise UnreadableUpload(f"Unreadable image: {exc}; upload an intact copy of the file") from exc
+    return DocumentInfo(media_type, 1, width, height)
