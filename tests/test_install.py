@@ -60,3 +60,28 @@ def test_real_install_needs_root(tmp_path):
     result = subprocess.run([str(INSTALL), "--prefix", str(tmp_path / "opt")], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode != 0 and "run as root" in result.stderr
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_every_package_and_the_confidence_table(tmp_path):
+    """scripts/install installs the checkout as a wheel (non-editable): every subpackage and
+    the calibrated confidence table must be in it, and nothing of tests/."""
+    import shutil
+    import sys
+    import zipfile
+
+    source = tmp_path / "src"  # a clean copy: setuptools reuses a stale build/ of the checkout
+    for name in ("api", "appliance", "models", "pipeline", "tests"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(source)],
+                   check=True, timeout=300, capture_output=True)
+    (wheel,) = tmp_path.glob("invoice_appliance-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    packages = {str(p.parent.relative_to(ROOT)) for p in ROOT.glob("*/**/__init__.py")
+                if p.parts[len(ROOT.parts)] in ("api", "appliance", "models", "pipeline")}
+    for package in packages:
+        assert f"{package}/__init__.py" in names, package
+    assert "pipeline/confidence_table.json" in names
+    assert not any(name.startswith("tests/") for name in names)
