@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-PROCESSING_STATUS = ["queued", "processing", "completed", "failed", "needs_review"]
-STATUS = ["pending", "processing", "extracted", "reviewed", "approved", "rejected", "duplicate"]
+from pipeline.schema import InvoiceStatus, ProcessingStatus, Source
+
+PROCESSING_STATUS = [status.value for status in ProcessingStatus]
+STATUS = [status.value for status in InvoiceStatus]
 
 
 class ErrorSchema(Schema):
@@ -109,7 +111,7 @@ class EvidenceSchema(Schema):
     bbox = fields.List(fields.Number(), allow_none=True)
     text = fields.String(allow_none=True)
     confidence = fields.Number(required=True)
-    source = fields.String(required=True, validate=validate.OneOf(["einvoice", "template", "rules", "llm", "human"]))
+    source = fields.String(required=True, validate=validate.OneOf([source.value for source in Source]))
 
 
 class InvoiceSchema(Schema):

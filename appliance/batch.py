@@ -14,6 +14,7 @@ from appliance.settings import Settings
 from pipeline.context import JobContext
 from pipeline.pool import start_pool
 from pipeline.errors import OcrBusy, TemporaryError
+from pipeline.schema import ProcessingStatus
 from pipeline.sniff import sniff
 
 SUFFIXES = {".pdf", ".jpg", ".jpeg", ".png"}
@@ -51,7 +52,7 @@ async def _one(pool, settings: Settings, item: BatchItem, visual_only: bool) -> 
     media_type = sniff(data[:1024])
     record: dict[str, Any] = {"file": str(item.path)}
     if media_type is None:
-        return {**record, "processingStatus": "failed", "validationErrors": [], "data": None,
+        return {**record, "processingStatus": ProcessingStatus.FAILED, "validationErrors": [], "data": None,
                 "processingError": "Unsupported file type: not a PDF, JPEG or PNG", "seconds": 0.0}
     ctx = JobContext(str(item.relative), media_type, settings.limits.OCR_MAX_PDF_PAGES,
                      visual_only=visual_only, name=item.path.name)
@@ -85,7 +86,7 @@ async def _submit(pool, settings: Settings, ctx: JobContext, data: bytes) -> dic
         except TemporaryError as exc:
             attempts += 1
             if attempts >= settings.queue.max_attempts:
-                return {"data": None, "processing_status": "failed", "validation_errors": [], "timings": {},
+                return {"data": None, "processing_status": ProcessingStatus.FAILED, "validation_errors": [], "timings": {},
                         "processing_error": f"{exc} (after {attempts} attempts)"}
             await asyncio.sleep(settings.queue.backoff_seconds * 2 ** (attempts - 1))
 

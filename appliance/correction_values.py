@@ -13,7 +13,7 @@ from datetime import date
 from typing import Any
 
 from appliance.errors import BadRequest
-from pipeline.normalise import AMOUNT_FIELDS, DATE_FIELDS, HEADER_FIELDS, LINE_FIELDS, LINE_NUMBERS
+from pipeline.schema import AMOUNT_FIELDS, DATE_FIELDS, HEADER_FIELDS, LINE_FIELDS, LINE_NUMBER_FIELDS
 
 NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -62,7 +62,7 @@ def line_value(field: str, text: str) -> Any:
         if number != int(number):
             raise BadRequest(f"bad value for line_no: {text!r} is not a whole number")
         return int(number)
-    if field in LINE_NUMBERS:
+    if field in LINE_NUMBER_FIELDS:
         return _number(field, text)
     return text
 

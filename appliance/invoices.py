@@ -20,15 +20,7 @@ from appliance.errors import AlreadyAttached, NotFound, QueueUnavailable
 from appliance.settings import Settings
 from appliance.tenants import parse_uuid
 from appliance.uploads import StoredUpload
-
-READY_STATES = ("completed", "needs_review", "failed")
-DATA_FIELDS = (
-    "invoice_number", "invoice_date", "due_date", "vendor_name", "vendor_address", "vendor_tax_id",
-    "vendor_email", "customer_name", "currency", "payment_terms", "subtotal", "discount", "tax_amount",
-    "service_charge", "shipping_cost", "total_amount", "paid_amount", "balance_amount", "line_items",
-    "raw_text",
-)
-
+from pipeline.schema import READY_STATES, InvoiceStatus, ProcessingStatus
 
 async def create_slot(db: Database, tenant_id: str) -> str:
     """Create a pending invoice with no file (spec 4.5); returns its id. No credits move."""
@@ -185,10 +177,11 @@ async def record_result(db: Database, job_id: str, invoice_id: str, result: dict
     decision or stored corrections keep theirs (``appliance.review.status_after_extraction``).
     """
     data = result.get("data")
-    failed = data is None or result["processing_status"] == "failed"
+    failed = data is None or result["processing_status"] == ProcessingStatus.FAILED
     async with db.transaction() as conn:
         resolved = await resolve(conn, invoice_id, data, result.get("vendor_id")) if not failed else Resolution()
-        status = "pending" if failed else ("duplicate" if resolved.duplicate_of else "extracted")
+        status = (InvoiceStatus.PENDING if failed else
+                  InvoiceStatus.DUPLICATE if resolved.duplicate_of else InvoiceStatus.EXTRACTED)
         status = await review.status_after_extraction(conn, invoice_id, status)  # human review outlives a reprocess
         await conn.execute(
             "UPDATE invoices SET status = ?, processing_status = ?, data_json = ?, invoice_number = ?, "

@@ -24,11 +24,11 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from appliance.db import Database
+from pipeline.schema import BUSY_STATES
 
 log = logging.getLogger(__name__)
 
 JOB_STATES = ("queued", "leased")
-QUEUE_PROCESSING_STATUSES = ("queued", "processing")
 LEDGER_REASONS = {"upload_debit": "debited", "queue_refund": "refunded"}
 # Seconds; a stage ranges from milliseconds (rules) to minutes (OCR of a large scan on CPU).
 STAGE_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
@@ -128,7 +128,7 @@ class Metrics:
         rows = await self.db.fetchall(
             f"SELECT i.processing_status AS status, COUNT(*) AS n FROM jobs j JOIN invoices i ON i.id = j.invoice_id "
             f"WHERE j.state IN ('{states}') GROUP BY i.processing_status")
-        snap.invoices = {status: 0 for status in QUEUE_PROCESSING_STATUSES} | {r["status"]: r["n"] for r in rows}
+        snap.invoices = {status.value: 0 for status in BUSY_STATES} | {r["status"]: r["n"] for r in rows}
         await self._read_ledger(snap)
 
     async def _read_ledger(self, snap: Snapshot) -> None:

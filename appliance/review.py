@@ -24,10 +24,9 @@ from appliance.correction_values import as_text, header_value, line_value, split
 from appliance.db import Database, fetchone, utcnow
 from appliance.errors import BadRequest, NotFound
 from appliance.tenants import parse_uuid
-from pipeline.normalise import HEADER_FIELDS
+from pipeline.schema import BUSY_STATES, HEADER_FIELDS, InvoiceStatus, Source
 
-BUSY_STATES = ("queued", "processing")
-DECISIONS = ("approved", "rejected")
+DECISIONS = (InvoiceStatus.APPROVED, InvoiceStatus.REJECTED)
 
 
 async def correct(db: Database, invoice_id: str, fields: list[str], lines: list[tuple[int, str]],
@@ -90,7 +89,7 @@ async def status_after_extraction(conn, invoice_id: str, extracted: str) -> str:
         return extracted
     if row["review_decision"]:
         return row["review_decision"]
-    return "reviewed" if row["corrected"] else extracted
+    return InvoiceStatus.REVIEWED if row["corrected"] else extracted
 
 
 async def overlay(db: Database, body: dict[str, Any], *, history: bool = False) -> None:
@@ -112,7 +111,8 @@ async def overlay(db: Database, body: dict[str, Any], *, history: bool = False) 
     data = body["data"] if body["data"] is not None else empty_data()
     evidence = dict(body.get("evidence") or {})
     for key, value in apply(data, rows).items():
-        evidence[key] = {"page": None, "bbox": None, "text": as_text(value), "confidence": 1.0, "source": "human"}
+        evidence[key] = {"page": None, "bbox": None, "text": as_text(value), "confidence": 1.0,
+                         "source": Source.HUMAN}
     body["data"], body["evidence"] = data, evidence
 
 

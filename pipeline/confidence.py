@@ -19,8 +19,8 @@ starts from the fixed prior of ``source_priors``. For OCR'd evidence the OCR con
 the line adds one more level (``ocr>=0.9`` or lower). The result is clipped to
 [``floor``, ``ceiling``] (no field is certain: 0.99 at most, an LLM answer 0.95 at most).
 
-Without a table file the source priors alone are used. Pure standard library; pipeline must
-not import ``api`` or ``appliance``.
+Without a table file the source priors alone are used. Standard library and ``pipeline.schema``
+only; pipeline must not import ``api`` or ``appliance``.
 """
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
+
+from pipeline.schema import Source
 
 __all__ = ["TABLE_PATH", "FIELD_GROUPS", "confidence", "predict_with", "bucket_chain", "fit", "reliability",
            "load_table"]
@@ -45,7 +47,7 @@ FIELD_GROUPS = {
     "shipping_cost": "amount", "paid_amount": "amount", "balance_amount": "amount",
 }
 # Before any data: what each source is worth (human corrections, e-invoice XML are exact).
-DEFAULT_PRIORS = {"human": 0.99, "einvoice": 0.99, "template": 0.9, "rules": 0.75, "llm": 0.5}
+DEFAULT_PRIORS = {Source.HUMAN: 0.99, Source.EINVOICE: 0.99, Source.TEMPLATE: 0.9, Source.RULES: 0.75, Source.LLM: 0.5}
 # Lifts set by hand, not fitted: the dev e-invoices' truth is their XML, so a field whose print
 # disagrees with the XML is never "wrong" there, yet it deserves a reviewer's look.
 FIXED_LIFTS = {"arith=disputed": 0.75}
@@ -56,7 +58,7 @@ PRIOR_STRENGTH = 4.0
 OCR_LINE_THRESHOLD = 0.9
 FLOOR, CEILING = 0.01, 0.99
 # A generative model's answer is never as sure as the XML or a rule, whatever the dev buckets say.
-SOURCE_CEILINGS = {"llm": 0.95}
+SOURCE_CEILINGS = {Source.LLM: 0.95}
 
 
 def bucket_chain(field: str, source: str, features: dict[str, Any]) -> list[tuple[str, str | None]]:
@@ -66,7 +68,7 @@ def bucket_chain(field: str, source: str, features: dict[str, Any]) -> list[tupl
     arithmetic = features.get("arithmetic") or "na"
     labelled = "yes" if features.get("labelled") else "no"
     chain = [(source, None)]
-    if source == "human":  # a reviewer's value: the print, OCR and arithmetic say nothing about it
+    if source == Source.HUMAN:  # a reviewer's value: the print, OCR and arithmetic say nothing about it
         return chain
     key = f"{source}|{page_source}"
     chain.append((key, None))
@@ -74,11 +76,11 @@ def bucket_chain(field: str, source: str, features: dict[str, Any]) -> list[tupl
     chain.append((key, None))
     key += f"|arith={arithmetic}"
     chain.append((key, f"arith={arithmetic}"))
-    if source != "einvoice":  # the XML has no labels; a located print line says nothing more
+    if source != Source.EINVOICE:  # the XML has no labels; a located print line says nothing more
         key += f"|label={labelled}"
         chain.append((key, f"label={labelled}"))
     ocr = features.get("ocr_confidence")
-    if page_source == "ocr" and ocr is not None and source != "einvoice":  # the XML is exact
+    if page_source == "ocr" and ocr is not None and source != Source.EINVOICE:  # the XML is exact
         level = "hi" if ocr >= OCR_LINE_THRESHOLD else "lo"
         key += f"|ocr={level}"
         chain.append((key, f"ocr={level}"))

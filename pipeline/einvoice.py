@@ -23,16 +23,9 @@ from typing import Any
 
 from lxml import etree
 
-__all__ = ["EInvoice", "EInvoiceError", "read_einvoice", "parse_xml", "embedded_xml_files",
-           "HEADER_FIELDS", "LINE_FIELDS"]
+from pipeline.schema import HEADER_FIELDS
 
-HEADER_FIELDS = (
-    "invoice_number", "invoice_date", "due_date", "vendor_name", "vendor_address", "vendor_tax_id",
-    "vendor_email", "customer_name", "currency", "payment_terms", "subtotal", "discount", "tax_amount",
-    "service_charge", "shipping_cost", "total_amount", "paid_amount", "balance_amount",
-)
-LINE_FIELDS = ("description", "line_no", "sku", "quantity", "unit", "unit_price", "discount", "tax",
-               "line_total")
+__all__ = ["EInvoice", "EInvoiceError", "read_einvoice", "parse_xml", "embedded_xml_files"]
 
 # Attachment names the specifications prescribe (lower-cased): Factur-X / ZUGFeRD 2.1+,
 # ZUGFeRD 2.0, ZUGFeRD 1.0 ("ZUGFeRD-invoice.xml") and XRechnung in a hybrid PDF.
@@ -82,7 +75,7 @@ class EInvoice:
     ``profile``: the guideline id (BT-24), e.g. "urn:cen.eu:en16931:2017"; None when absent.
     ``fields``: every schema 2.9 header key; ISO dates, float amounts in the document
     currency (signs as in the XML), ISO 4217 currency; None where the XML has nothing.
-    ``line_items``: dicts with every LINE_FIELDS key; empty for profiles without lines
+    ``line_items``: dicts with every ``pipeline.schema.LINE_FIELDS`` key; empty for profiles without lines
     (MINIMUM, BASIC WL).
     ``xml_name``: the attachment's file name; None for XML given directly.
     ``type_code``: the document type (BT-3, UNTDID 1001: 380 invoice, 381 credit note ...).

@@ -25,20 +25,11 @@ from pipeline.confidence import confidence
 from pipeline.document import DocumentText, Line, Page
 from pipeline.parsers import detect_currency, find_amounts, find_dates
 from pipeline.rules.labels import LABEL_RES
+from pipeline.schema import DATE_FIELDS, HEADER_FIELDS, ID_FIELDS, Source
 from pipeline.validate import TOLERANCE
 
-__all__ = ["SOURCES", "HEADER_FIELDS", "build_evidence", "locate", "field_features", "arithmetic_status"]
+__all__ = ["build_evidence", "locate", "field_features", "arithmetic_status"]
 
-SOURCES = ("einvoice", "template", "rules", "llm", "human")
-HEADER_FIELDS = (
-    "invoice_number", "invoice_date", "due_date", "vendor_name", "vendor_address", "vendor_tax_id",
-    "vendor_email", "customer_name", "currency", "payment_terms", "subtotal", "discount", "tax_amount",
-    "service_charge", "shipping_cost", "total_amount", "paid_amount", "balance_amount",
-)
-AMOUNT_FIELDS = {"subtotal", "discount", "tax_amount", "service_charge", "shipping_cost", "total_amount",
-                 "paid_amount", "balance_amount"}
-DATE_FIELDS = {"invoice_date", "due_date"}
-ID_FIELDS = {"invoice_number", "vendor_tax_id"}
 MAX_WINDOW = 4  # a multi-line value (an address) may span this many consecutive lines
 
 
@@ -229,7 +220,7 @@ def field_features(field: str, source: str, evidence: dict | None, doc: Document
 
 
 def build_evidence(data: dict[str, Any] | None, *, doc: DocumentText | None,
-                   source_by_field: dict[str, str] | None = None, default_source: str = "rules",
+                   source_by_field: dict[str, Source] | None = None, default_source: Source = Source.RULES,
                    rules_evidence: dict[str, dict] | None = None, errors: Iterable[str] = (),
                    features: dict[str, dict] | None = None) -> dict[str, dict]:
     """The ``evidence`` object of one result: filled header field -> page, bbox, text, confidence, source.
@@ -254,7 +245,7 @@ def build_evidence(data: dict[str, Any] | None, *, doc: DocumentText | None,
         if value is None or value == "":
             continue
         source = source_by_field.get(field, default_source)
-        where = rules_evidence.get(field) if source == "rules" else None
+        where = rules_evidence.get(field) if source == Source.RULES else None
         if not where:
             hit = locate(value, doc, field)
             where = {"page": hit[0], "bbox": hit[1], "text": hit[2]} if hit else {}

@@ -5,17 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.parsers import detect_currency, parse_amount, parse_date
-
-HEADER_FIELDS = (
-    "invoice_number", "invoice_date", "due_date", "vendor_name", "vendor_address", "vendor_tax_id",
-    "vendor_email", "customer_name", "currency", "payment_terms", "subtotal", "discount", "tax_amount",
-    "service_charge", "shipping_cost", "total_amount", "paid_amount", "balance_amount",
-)
-DATE_FIELDS = {"invoice_date", "due_date"}
-AMOUNT_FIELDS = {"subtotal", "discount", "tax_amount", "service_charge", "shipping_cost", "total_amount",
-                 "paid_amount", "balance_amount"}
-LINE_FIELDS = ("description", "line_no", "sku", "quantity", "unit", "unit_price", "discount", "tax", "line_total")
-LINE_NUMBERS = {"line_no", "quantity", "unit_price", "discount", "tax", "line_total"}
+from pipeline.schema import AMOUNT_FIELDS, DATE_FIELDS, HEADER_FIELDS, LINE_FIELDS, LINE_NUMBER_FIELDS
 
 
 def value(name: str, raw: Any) -> Any:
@@ -48,7 +38,7 @@ def fields(raw: dict[str, Any]) -> dict[str, Any]:
 def line_item(raw: dict[str, Any]) -> dict[str, Any] | None:
     """A line item (spec 2.10) with every key; None when it has no description."""
     item = {key: raw.get(key) for key in LINE_FIELDS}
-    for key in LINE_NUMBERS:
+    for key in LINE_NUMBER_FIELDS:
         if item[key] is not None and not isinstance(item[key], (int, float)):
             item[key] = parse_amount(str(item[key]))
     if not item["description"] or not str(item["description"]).strip():

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pipeline.schema import ProcessingStatus, Source
+
 
 @dataclass
 class ExtractionResult:
@@ -14,7 +16,7 @@ class ExtractionResult:
     ``evidence`` holds ``{page, bbox, text, confidence, source}`` per filled field."""
 
     data: dict[str, Any] | None
-    processing_status: str
+    processing_status: ProcessingStatus
     validation_errors: list[str] = field(default_factory=list)
     processing_error: str | None = None
     ocr_confidence: float | None = None
@@ -23,7 +25,7 @@ class ExtractionResult:
     routing_reason: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     vendor_id: str | None = None
-    field_sources: dict[str, str] = field(default_factory=dict)
+    field_sources: dict[str, Source] = field(default_factory=dict)
     evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from pipeline.llm_extract import llm_fill
 from pipeline.errors import OcrBusy, TemporaryError
 from pipeline.result import ExtractionResult
 from pipeline.rules import extract_rules
+from pipeline.schema import HEADER_FIELDS, KEY_FIELDS, ProcessingStatus, Source
 from pipeline.sniff import PDF, sniff
 from pipeline.templates import TemplateError, apply_template, layout_text, load_template
 from pipeline.print_check import print_disagreements
@@ -25,9 +26,9 @@ from pipeline.validate import validate, validate_einvoice
 
 log = logging.getLogger(__name__)
 
-# The key fields (score.py's KEY_FIELDS) are worth a model call when rules leave them open; the
-# small default model costs ~4 s a call and answered customer names wrongly on the dev set.
-LLM_FIELDS = ("invoice_number", "invoice_date", "vendor_name", "total_amount", "currency")
+# Only the key fields are worth a model call when rules leave them open: the small default model
+# costs ~4 s a call and answered customer names wrongly on the dev set.
+LLM_FIELDS = KEY_FIELDS
 
 
 class OcrGate:
@@ -107,7 +108,7 @@ class Extractor:
         timings: dict[str, float] = {}
         media_type = sniff(data[:1024])
         if media_type is None:
-            return ExtractionResult(None, "failed", processing_error="Unsupported file type")
+            return ExtractionResult(None, ProcessingStatus.FAILED, processing_error="Unsupported file type")
         note = None
         if media_type == PDF and not ctx.visual_only and ctx.force_tier in (None, 0):
             try:
@@ -118,7 +119,7 @@ class Extractor:
                 return tier0
         if ctx.force_tier == 0:  # forced: never fall through to OCR, templates or the LLM
             reason = note or "the document embeds no e-invoice XML"
-            return ExtractionResult(None, "failed", processing_error=f"Tier 0 forced, but {reason}",
+            return ExtractionResult(None, ProcessingStatus.FAILED, processing_error=f"Tier 0 forced, but {reason}",
                                     routing_reason="tier 0 forced", timings=timings)
         if ctx.force_tier in (1, 2):
             note = f"tier {ctx.force_tier} forced"
@@ -126,10 +127,10 @@ class Extractor:
         try:
             doc = self.read_text(ctx, data, media_type)
         except UnreadableDocument as exc:
-            return ExtractionResult(None, "failed", processing_error=str(exc), timings=timings)
+            return ExtractionResult(None, ProcessingStatus.FAILED, processing_error=str(exc), timings=timings)
         timings["text"] = round(time.perf_counter() - started, 3)
         if not doc.text.strip():
-            return ExtractionResult(None, "failed", processing_error="No text could be read from the document",
+            return ExtractionResult(None, ProcessingStatus.FAILED, processing_error="No text could be read from the document",
                                     ocr_confidence=doc.ocr_confidence, timings=timings)
         return self.structure(doc, timings, note, ctx)
 
@@ -145,18 +146,18 @@ class Extractor:
         doc = pdf_text(data, _no_ocr, max_ocr_pages=0)  # the print's text layer only: never OCR here
         data_out = normalise.data(found.fields, found.line_items, doc.text)
         errors = validate_einvoice(data_out, found.rounding) + print_disagreements(found.fields, doc)
-        evidence = build_evidence(data_out, doc=doc, default_source="einvoice", errors=errors)
+        evidence = build_evidence(data_out, doc=doc, default_source=Source.EINVOICE, errors=errors)
         timings["einvoice"] = round(time.perf_counter() - started, 3)
         profile = f", profile {found.profile}" if found.profile else ""
         return ExtractionResult(
             data=data_out,
-            processing_status="needs_review" if errors else "completed",
+            processing_status=ProcessingStatus.NEEDS_REVIEW if errors else ProcessingStatus.COMPLETED,
             validation_errors=errors,
             extraction_tier=0,
             extraction_provider=f"einvoice-{found.syntax.lower()}",
             routing_reason=f"embedded e-invoice XML {found.xml_name or ''} ({found.syntax}{profile})",
             timings=timings,
-            field_sources={name: "einvoice" for name in normalise.HEADER_FIELDS if data_out.get(name) is not None},
+            field_sources={name: Source.EINVOICE for name in HEADER_FIELDS if data_out.get(name) is not None},
             evidence=evidence,
         )
 
@@ -167,18 +168,18 @@ class Extractor:
         started = time.perf_counter()
         template, vendor_id, template_note = self.match_template(doc, ctx)
         if ctx is not None and ctx.force_tier == 1 and template is None:
-            return ExtractionResult(None, "failed", ocr_confidence=doc.ocr_confidence, routing_reason="tier 1 forced",
+            return ExtractionResult(None, ProcessingStatus.FAILED, ocr_confidence=doc.ocr_confidence, routing_reason="tier 1 forced",
                                     processing_error=f"Tier 1 forced, but no vendor template applies ({template_note})",
                                     timings=timings)
         found = extract_rules(doc)
         timings["rules"] = round(time.perf_counter() - started, 3)
         fields: dict[str, Any] = {}
-        source: dict[str, str] = {}
+        source: dict[str, Source] = {}
         for name, value in normalise.fields(template.fields if template else {}).items():
-            fields[name], source[name] = value, "template"
+            fields[name], source[name] = value, Source.TEMPLATE
         for name, value in found.fields.items():
             if fields.get(name) is None and value is not None:
-                fields[name], source[name] = value, "rules"
+                fields[name], source[name] = value, Source.RULES
         provider = [f"template:{template.template_name}"] if template else []
         provider.append("rules")
         missing = [name for name in LLM_FIELDS if fields.get(name) is None]
@@ -193,12 +194,12 @@ class Extractor:
             provider.append(self.llm.name)
             for name, value in normalise.fields(answers).items():
                 if fields.get(name) is None:
-                    fields[name], source[name] = value, "llm"
+                    fields[name], source[name] = value, Source.LLM
         lines = template.line_items if template and template.line_items else found.line_items
         data = normalise.data(fields, lines, doc.text)
         errors = validate(data)
         evidence = build_evidence(data, doc=doc, rules_evidence=found.evidence, errors=errors,
-                                  source_by_field={k: v for k, v in source.items() if v != "rules"})
+                                  source_by_field={k: v for k, v in source.items() if v != Source.RULES})
         kinds = "+".join(sorted({page.source for page in doc.pages}))
         if template:
             reason = f"vendor template {template.template_name} ({template_note}); text from {kinds}"
@@ -210,7 +211,7 @@ class Extractor:
             provider.insert(0, doc.ocr_engine)
         return ExtractionResult(
             data=data,
-            processing_status="needs_review" if errors else "completed",
+            processing_status=ProcessingStatus.NEEDS_REVIEW if errors else ProcessingStatus.COMPLETED,
             validation_errors=errors,
             ocr_confidence=doc.ocr_confidence,
             extraction_tier=1 if template else 2,

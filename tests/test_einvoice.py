@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.einvoice import (
-    HEADER_FIELDS, LINE_FIELDS, EInvoiceError, parse_xml, read_einvoice,
-)
+from pipeline.einvoice import EInvoiceError, parse_xml, read_einvoice
+from pipeline.schema import HEADER_FIELDS, LINE_FIELDS
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 CORPUS = DATASETS / "zugferd-corpus"

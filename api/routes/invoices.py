@@ -9,6 +9,7 @@ from api.keys import DB, ON_ENQUEUED, QUEUE_READY, SETTINGS, TENANT
 from api.schemas import (UPLOAD_BODY, VENDOR_QUERY, InvoiceSchema, PreparedUploadSchema,
                          UploadAcceptedSchema)
 from appliance import invoices, uploads
+from pipeline.schema import ProcessingStatus
 
 routes = web.RouteTableDef()
 
@@ -32,7 +33,7 @@ async def _accept(request: web.Request, invoice_id: str | None) -> web.Response:
 @routes.post("/api/v1/invoices/upload/init")
 async def prepare_upload(request: web.Request) -> web.Response:
     invoice_id = await invoices.create_slot(request.app[DB], request[TENANT].id)
-    return web.json_response({"invoiceId": invoice_id, "processingStatus": "queued"}, status=202,
+    return web.json_response({"invoiceId": invoice_id, "processingStatus": ProcessingStatus.QUEUED}, status=202,
                              headers={"Location": f"/api/v1/invoices/{invoice_id}"})
 
 

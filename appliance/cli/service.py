@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from appliance.settings import Settings
+from pipeline.schema import ProcessingStatus
 
 @click.command()
 @click.pass_obj
@@ -120,7 +121,7 @@ def extract(settings: Settings, paths: tuple[Path, ...], out_dir: Path | None, v
         started, failed, done = time.perf_counter(), 0, 0
         async for item, record in run_batch(settings, items, visual_only=visual_only):
             done += 1
-            failed += record["processingStatus"] == "failed"
+            failed += record["processingStatus"] == ProcessingStatus.FAILED
             if out_dir is None:
                 click.echo(json.dumps(record, ensure_ascii=False))
             else:

@@ -19,6 +19,7 @@ from appliance.db import Database
 from appliance.settings import Settings
 from pipeline.context import JobContext
 from pipeline.errors import OcrBusy, TemporaryError
+from pipeline.schema import ProcessingStatus
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF_SECONDS = 60.0
@@ -135,4 +136,5 @@ class Dispatcher:
 
 
 def _failed(message: str) -> dict:
-    return {"data": None, "processing_status": "failed", "processing_error": message, "validation_errors": []}
+    return {"data": None, "processing_status": ProcessingStatus.FAILED, "processing_error": message,
+            "validation_errors": []}

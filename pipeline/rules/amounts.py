@@ -13,11 +13,7 @@ from dataclasses import dataclass
 
 from pipeline.parsers import AmountMatch
 from pipeline.rules.layout import LabelHit, TextLine, below_lines, overlaps_box, reading_order, region_end
-
-
-AMOUNT_FIELDS = ("subtotal", "discount", "tax_amount", "service_charge", "shipping_cost",
-                 "total_amount", "paid_amount", "balance_amount")
-
+from pipeline.schema import AMOUNT_FIELDS
 
 TOL = 0.011  # totals printed with 2 decimals may differ by a rounding cent
 
