@@ -20,6 +20,7 @@ from appliance.errors import AlreadyAttached, NotFound, QueueUnavailable
 from appliance.settings import Settings
 from appliance.tenants import parse_uuid
 from appliance.uploads import StoredUpload
+from pipeline.money import CENT
 from pipeline.schema import READY_STATES, InvoiceStatus, ProcessingStatus
 
 async def create_slot(db: Database, tenant_id: str) -> str:
@@ -29,8 +30,8 @@ async def create_slot(db: Database, tenant_id: str) -> str:
     async with db.transaction() as conn:
         await conn.execute(
             "INSERT INTO invoices (id, tenant_id, status, processing_status, created_at, updated_at) "
-            "VALUES (?, ?, 'pending', 'queued', ?, ?)",
-            (invoice_id, tenant_id, now, now),
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (invoice_id, tenant_id, InvoiceStatus.PENDING, ProcessingStatus.QUEUED, now, now),
         )
     return invoice_id
 
@@ -82,8 +83,8 @@ async def accept_upload(db: Database, settings: Settings, tenant_id: str, upload
             invoice_id = str(uuid.uuid4())
             await conn.execute(
                 "INSERT INTO invoices (id, tenant_id, vendor_id, status, processing_status, created_at, "
-                "updated_at) VALUES (?, ?, ?, 'pending', 'queued', ?, ?)",
-                (invoice_id, tenant_id, vendor_id, now, now),
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (invoice_id, tenant_id, vendor_id, InvoiceStatus.PENDING, ProcessingStatus.QUEUED, now, now),
             )
         else:
             row = await fetchone(
@@ -233,11 +234,12 @@ async def resolve(conn, invoice_id: str, data: dict[str, Any], template_vendor: 
     number = data.get("invoice_number")
     if duplicate is None and vendor_id and number:
         total = data.get("total_amount")
-        duplicate = await fetchone(
+        duplicate = await fetchone(  # the same total: equal to the cent (pipeline.money.same_amount)
             conn, "SELECT id FROM invoices WHERE tenant_id = ? AND vendor_id = ? AND id != ? AND "
-            "lower(invoice_number) = lower(?) AND created_at <= ? AND processing_status IN ('completed', 'needs_review') "
-            "AND (? IS NULL OR total_amount IS NULL OR abs(total_amount - ?) < 0.005) ORDER BY created_at LIMIT 1",
-            (tenant_id, vendor_id, invoice_id, number, invoice["created_at"], total, total))
+            "lower(invoice_number) = lower(?) AND created_at <= ? AND processing_status IN (?, ?) "
+            "AND (? IS NULL OR total_amount IS NULL OR abs(total_amount - ?) < ?) ORDER BY created_at LIMIT 1",
+            (tenant_id, vendor_id, invoice_id, number, invoice["created_at"], ProcessingStatus.COMPLETED,
+             ProcessingStatus.NEEDS_REVIEW, total, total, float(CENT / 2)))
     return Resolution(vendor_id, direction, duplicate["id"] if duplicate else None)
 
 

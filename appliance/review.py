@@ -59,8 +59,8 @@ async def correct(db: Database, invoice_id: str, fields: list[str], lines: list[
                 (canonical, line, field, json.dumps(old), json.dumps(value), by, now))
             changes.append({"field": field, "line": line, "old": old, "new": value})
         await conn.execute(
-            "UPDATE invoices SET status = 'reviewed', review_decision = NULL, decided_by = NULL, "
-            "decided_at = NULL, updated_at = ? WHERE id = ?", (now, canonical))
+            "UPDATE invoices SET status = ?, review_decision = NULL, decided_by = NULL, "
+            "decided_at = NULL, updated_at = ? WHERE id = ?", (InvoiceStatus.REVIEWED, now, canonical))
     return changes
 
 

@@ -19,9 +19,12 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from lxml import etree
+
+from pipeline.money import is_zero, to_amount
 
 from pipeline.schema import HEADER_FIELDS
 
@@ -73,7 +76,7 @@ class EInvoice:
 
     ``syntax``: "CII" (Factur-X / ZUGFeRD 2 / XRechnung CII), "ZUGFeRD1" or "UBL".
     ``profile``: the guideline id (BT-24), e.g. "urn:cen.eu:en16931:2017"; None when absent.
-    ``fields``: every schema 2.9 header key; ISO dates, float amounts in the document
+    ``fields``: every schema 2.9 header key; ISO dates, Decimal amounts in the document
     currency (signs as in the XML), ISO 4217 currency; None where the XML has nothing.
     ``line_items``: dicts with every ``pipeline.schema.LINE_FIELDS`` key; empty for profiles without lines
     (MINIMUM, BASIC WL).
@@ -89,7 +92,7 @@ class EInvoice:
     line_items: list[dict]
     xml_name: str | None
     type_code: str | None = None
-    rounding: float | None = None
+    rounding: Decimal | None = None
 
 
 # --------------------------------------------------------------------------- entry points
@@ -236,23 +239,19 @@ class _Tree:
         found = self.texts(path)
         return found[0] if found else None
 
-    def number(self, path: str) -> float | None:
+    def number(self, path: str) -> Decimal | None:
         return _number(self.text(path))
 
 
-def _number(text: str | None) -> float | None:
-    """An XML decimal (xs:decimal: '.' separator, optional sign) as float; None if absent/invalid."""
-    if text is None:
-        return None
-    try:
-        return float(text.replace(" ", ""))
-    except ValueError:
-        return None
+def _number(text: str | None) -> Decimal | None:
+    """An XML decimal (xs:decimal: '.' separator, optional sign) as Decimal, exactly as written;
+    None if absent or invalid."""
+    return to_amount(text.replace(" ", "")) if text is not None else None
 
 
-def _nonzero(value: float | None) -> float | None:
+def _nonzero(value: Decimal | None) -> Decimal | None:
     """None for 0 (dataset convention for discount, shipping_cost, paid_amount)."""
-    return None if value is None or abs(value) < 0.005 else value
+    return None if value is None or is_zero(value) else value
 
 
 def _int_or_none(text: str | None) -> int | None:
@@ -425,7 +424,7 @@ def _cii_settlement(settlement: _Tree, d: _CiiDialect) -> dict[str, Any]:
     return out
 
 
-def _tax_total(totals: _Tree, path: str, currency: str | None) -> float | None:
+def _tax_total(totals: _Tree, path: str, currency: str | None) -> Decimal | None:
     """BT-110, the VAT total in the document currency. The same element may repeat as BT-111
     in the accounting currency (with another currencyID); one without currencyID counts too."""
     for node in totals.nodes(path):
@@ -435,7 +434,7 @@ def _tax_total(totals: _Tree, path: str, currency: str | None) -> float | None:
     return None
 
 
-def _cii_charges(settlement: _Tree) -> tuple[float | None, float | None]:
+def _cii_charges(settlement: _Tree) -> tuple[Decimal | None, Decimal | None]:
     """Document-level charges (BG-21, ChargeIndicator true) as (freight, other charges), each
     a sum or None when there is none. Freight: reason text BT-104 reads like shipping, or code
     BT-105 = FC when there is no text; ZUGFeRD 1's SpecifiedLogisticsServiceCharge is by
@@ -453,13 +452,13 @@ def _cii_charges(settlement: _Tree) -> tuple[float | None, float | None]:
     return (sum(freight) if freight else None), (sum(others) if others else None)
 
 
-def _split_charges(freight: float | None, others: float | None, charge_total: float | None) -> dict[str, Any]:
+def _split_charges(freight: Decimal | None, others: Decimal | None, charge_total: Decimal | None) -> dict[str, Any]:
     """``shipping_cost`` and ``service_charge`` of the document-level charges: freight is
     shipping, the rest of the charge total (BT-108, which every charge is part of) is a service
     charge; without BT-108 the other charges' own sum. Zero is None (dataset convention)."""
     service = others
     if charge_total is not None:
-        service = charge_total - (freight or 0.0)
+        service = charge_total - (freight or 0)
     return {"shipping_cost": _nonzero(freight), "service_charge": _nonzero(service) if service and service > 0 else None}
 
 
@@ -489,7 +488,7 @@ def _cii_line(line: _Tree, d: _CiiDialect) -> dict[str, Any]:
     }
 
 
-def _sum_allowances(nodes: list[_Tree], indicator: str, amount: str) -> float | None:
+def _sum_allowances(nodes: list[_Tree], indicator: str, amount: str) -> Decimal | None:
     """Sum of the allowances (indicator false) among allowance/charge nodes; None if none."""
     values = [n.number(amount) for n in nodes if not _indicator(n.text(indicator))]
     values = [v for v in values if v is not None]

@@ -21,12 +21,14 @@ import re
 import unicodedata
 from typing import Any, Iterable
 
+from decimal import Decimal
+
 from pipeline.confidence import confidence
 from pipeline.document import DocumentText, Line, Page
+from pipeline.money import agree, cash_rounded, is_amount, same_amount, to_amount
 from pipeline.parsers import detect_currency, find_amounts, find_dates
 from pipeline.rules.labels import LABEL_RES
 from pipeline.schema import DATE_FIELDS, HEADER_FIELDS, ID_FIELDS, Source
-from pipeline.validate import TOLERANCE
 
 __all__ = ["build_evidence", "locate", "field_features", "arithmetic_status"]
 
@@ -48,9 +50,9 @@ def _compact(text: str) -> str:
     return re.sub(r"[^0-9a-z]", "", _norm(text))
 
 
-def _has_amount(text: str, value: float) -> bool:
+def _has_amount(text: str, value: Decimal) -> bool:
     """Whether ``text`` prints the amount ``value`` (any sign, any thousands/decimal style)."""
-    return any(abs(abs(a.value) - abs(value)) <= 0.005 for a in find_amounts(text))
+    return any(same_amount(abs(a.value), abs(value)) for a in find_amounts(text))
 
 
 def _has_date(text: str, iso: str) -> bool:
@@ -63,8 +65,9 @@ def _matcher(value: Any, field: str | None):
     """A predicate on line text saying whether the text shows ``value``; None if nothing to match."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)):
-        return lambda text: _has_amount(text, float(value))
+    if is_amount(value):
+        amount = to_amount(value)
+        return (lambda text: _has_amount(text, amount)) if amount is not None else None
     text = str(value).strip()
     if not text:
         return None
@@ -115,7 +118,7 @@ def locate(value: Any, doc: DocumentText | None, field: str | None = None) -> tu
             hits = labelled or hits
         page, line = hits[0]
         return page.number, _union([line.bbox]), line.text
-    if isinstance(value, (int, float)) or field in DATE_FIELDS:
+    if is_amount(value) or field in DATE_FIELDS:
         return None
     for page in doc.pages:
         lines = page.lines
@@ -134,26 +137,25 @@ def arithmetic_status(data: dict[str, Any], errors: Iterable[str] = ()) -> dict[
     """Per filled field: ``ok`` (a passing check of validate confirms it), ``bad`` (an error
     message names it), ``disputed`` (tier 0: the print shows another value, compare_with_print)
     or ``na`` (no check covers it). Mirrors ``pipeline.validate``."""
-    def num(key: str) -> float:
-        value = data.get(key)
-        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+    def num(key: str) -> Decimal:
+        return to_amount(data.get(key)) if present(key) else Decimal(0)
 
     def present(key: str) -> bool:
-        return isinstance(data.get(key), (int, float)) and not isinstance(data.get(key), bool)
+        return is_amount(data.get(key))
 
     status = {name: "na" for name in HEADER_FIELDS if data.get(name) is not None}
     if present("total_amount") and present("subtotal"):
         parts = ("subtotal", "discount", "tax_amount", "shipping_cost", "service_charge", "total_amount")
         expected = num("subtotal") - num("discount") + num("tax_amount") + num("shipping_cost") + num("service_charge")
-        if abs(expected - num("total_amount")) <= TOLERANCE:
+        if agree(expected, num("total_amount")) or cash_rounded(expected, num("total_amount")):
             status.update({key: "ok" for key in parts if present(key)})
-        elif abs(num("subtotal") - num("total_amount")) <= TOLERANCE:
+        elif agree(num("subtotal"), num("total_amount")):
             status.update(subtotal="ok", total_amount="ok")
     if present("total_amount") and present("paid_amount") and present("balance_amount"):
-        if abs(num("total_amount") - num("paid_amount") - num("balance_amount")) <= TOLERANCE:
+        if agree(num("total_amount") - num("paid_amount"), num("balance_amount")):
             status.update(total_amount="ok", paid_amount="ok", balance_amount="ok")
-    items = [item for item in data.get("line_items") or [] if isinstance(item.get("line_total"), (int, float))]
-    if items and present("subtotal") and abs(sum(item["line_total"] for item in items) - num("subtotal")) <= TOLERANCE:
+    totals = [to_amount(item["line_total"]) for item in data.get("line_items") or [] if is_amount(item.get("line_total"))]
+    if totals and present("subtotal") and agree(sum(totals, Decimal(0)), num("subtotal")):
         status["subtotal"] = "ok"
     for message in errors:
         if message.startswith("printed "):  # compare_with_print: the print disagrees with the XML

@@ -1,9 +1,12 @@
-"""Normalisation into schema 2.9: ISO dates, numbers, ISO 4217 currency, stripped strings,
-every key present (null where empty), ``raw_text`` filled."""
+"""Normalisation into schema 2.9: ISO dates, amounts as Decimal to the cent, ISO 4217 currency,
+stripped strings, every key present (null where empty), ``raw_text`` filled. Line items keep
+their numbers as printed (Decimal; an int stays an int). Amounts become JSON numbers only at
+the edge (``pipeline.money.to_json``)."""
 from __future__ import annotations
 
 from typing import Any
 
+from pipeline.money import cents, is_amount, to_amount
 from pipeline.parsers import detect_currency, parse_amount, parse_date
 from pipeline.schema import AMOUNT_FIELDS, DATE_FIELDS, HEADER_FIELDS, LINE_FIELDS, LINE_NUMBER_FIELDS
 
@@ -13,9 +16,8 @@ def value(name: str, raw: Any) -> Any:
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return None
     if name in AMOUNT_FIELDS:
-        if isinstance(raw, bool):
-            return None
-        return round(float(raw), 2) if isinstance(raw, (int, float)) else parse_amount(str(raw))
+        amount = _number(raw)
+        return cents(amount) if amount is not None else None
     if name in DATE_FIELDS:
         return parse_date(str(raw))
     if name == "currency":
@@ -39,12 +41,19 @@ def line_item(raw: dict[str, Any]) -> dict[str, Any] | None:
     """A line item (spec 2.10) with every key; None when it has no description."""
     item = {key: raw.get(key) for key in LINE_FIELDS}
     for key in LINE_NUMBER_FIELDS:
-        if item[key] is not None and not isinstance(item[key], (int, float)):
-            item[key] = parse_amount(str(item[key]))
+        if item[key] is not None and not (isinstance(item[key], int) and not isinstance(item[key], bool)):
+            item[key] = _number(item[key])
     if not item["description"] or not str(item["description"]).strip():
         return None
     item["description"] = " ".join(str(item["description"]).split())
     return item
+
+
+def _number(raw: Any):
+    """A number of ``data`` as Decimal: a number as it is, a printed amount parsed; None for a bool."""
+    if isinstance(raw, bool):
+        return None
+    return to_amount(raw) if is_amount(raw) else parse_amount(str(raw))
 
 
 def data(header: dict[str, Any], lines: list[dict[str, Any]], raw_text: str) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Value parsers for invoice text: amounts, dates and currencies in many print conventions.
 
 This module owns finding values inside a line of text with their character spans and turning
-each printed value into a normalised one (float or Decimal, ISO date, ISO 4217 code). The
+each printed value into a normalised one (Decimal, ISO date, ISO 4217 code). The
 regular expressions here only locate candidates; the values come from libraries: amounts from
 ``price-parser`` (with the decimal separator the print convention implies), dates written with
 month names from ``dateparser`` in the languages of ``DATE_LANGUAGES``. Must not import ``api``
@@ -92,7 +92,7 @@ AMOUNT_RE = re.compile(
 class AmountMatch:
     """An amount found in a text: value, char span, whether it has decimals or a currency mark."""
 
-    value: float
+    value: Decimal
     start: int
     end: int
     decimals: bool
@@ -118,13 +118,12 @@ def decimal_separator(num: str) -> str | None:
     return None
 
 
-def _number_value(num: str) -> float | None:
+def _number_value(num: str) -> Decimal | None:
     num = num.replace("\u00a0", " ").replace("\u202f", " ")
     decimal = decimal_separator(num)
     # Without decimals every mark groups thousands: dots then mean a decimal comma, else a dot.
     mark = decimal or ("," if "." in num else ".")
-    amount = Price.fromstring(num, decimal_separator=mark).amount
-    return float(amount) if amount is not None else None
+    return Price.fromstring(num, decimal_separator=mark).amount
 
 
 def find_amounts(text: str) -> list[AmountMatch]:
@@ -144,14 +143,14 @@ def find_amounts(text: str) -> list[AmountMatch]:
     return found
 
 
-def parse_amount(text: str) -> float | None:
-    """The first amount in ``text`` as a float, or None.
+def parse_amount(text: str) -> Decimal | None:
+    """The first amount in ``text`` as a Decimal, exactly as printed, or None.
 
     Handles ``1,234.56``, ``1.234,56``, ``1 234,56``, ``1'234.50``, ``$4.11``, ``RM30.90``,
     ``49,99 €``, ``-9,32``, ``(12.00)``. Percentages, dates and times are not amounts.
     """
     amounts = find_amounts(text)
-    return round(amounts[0].value, 4) if amounts else None
+    return amounts[0].value if amounts else None
 
 
 def parse_amount_decimal(printed: str) -> Decimal | None:

@@ -19,6 +19,7 @@ from typing import Any
 from pipeline import normalise
 from pipeline.document import DocumentText
 from pipeline.evidence import build_evidence, locate
+from pipeline.money import is_amount, same_amount, to_amount
 from pipeline.rules import extract_rules
 from pipeline.validate import validate
 
@@ -26,7 +27,6 @@ from pipeline.validate import validate
 COMPARED = ("invoice_number", "invoice_date", "total_amount", "currency", "vendor_tax_id")
 # Calibrated probability that the rules' reading is right above which it counts as the print's word.
 HIGH_CONFIDENCE = 0.9
-AMOUNT_TOLERANCE = 0.01
 
 
 def print_disagreements(xml_fields: dict[str, Any], doc: DocumentText) -> list[str]:
@@ -54,15 +54,14 @@ def print_disagreements(xml_fields: dict[str, Any], doc: DocumentText) -> list[s
 
 
 def _same_value(key: str, printed: Any, xml_value: Any) -> bool:
-    """Ids compare on letters and digits case-folded, amounts within a cent, currency
-    case-insensitively, dates as ISO strings."""
+    """Ids compare on letters and digits case-folded, amounts as the same amount (to the cent),
+    currency case-insensitively, dates as ISO strings."""
     if key in ("invoice_number", "vendor_tax_id"):
         return _id_key(printed) == _id_key(xml_value)
     if key == "total_amount":
-        try:
-            return abs(float(printed) - float(xml_value)) <= AMOUNT_TOLERANCE + 1e-9
-        except (TypeError, ValueError):
+        if not (is_amount(printed) and is_amount(xml_value)):
             return False  # an unreadable printed amount cannot confirm the XML
+        return same_amount(to_amount(printed), to_amount(xml_value))
     if key == "currency":
         return str(printed).strip().upper() == str(xml_value).strip().upper()
     return str(printed).strip() == str(xml_value).strip()
@@ -75,6 +74,6 @@ def _id_key(value: Any) -> str:
 
 def _shown(key: str, value: Any) -> str:
     """A value as the message shows it: amounts with two decimals."""
-    if key == "total_amount" and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return f"{value:.2f}"
+    if key == "total_amount" and is_amount(value):
+        return f"{to_amount(value):.2f}"
     return str(value)

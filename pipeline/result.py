@@ -4,13 +4,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pipeline.money import to_json
 from pipeline.schema import ProcessingStatus, Source
 
 
 @dataclass
 class ExtractionResult:
-    """``data`` is schema 2.9 (None when nothing could be produced); ``processing_status`` is
-    ``completed``, ``needs_review`` or ``failed``; ``timings`` are seconds per stage;
+    """``data`` is schema 2.9 with Decimal amounts (None when nothing could be produced);
+    ``processing_status`` is ``completed``, ``needs_review`` or ``failed``; ``timings`` are
+    seconds per stage;
     ``vendor_id`` is the vendor whose template applied (tier 1); ``field_sources`` says where
     each filled header field came from (``einvoice``, ``template``, ``rules``, ``llm``) and
     ``evidence`` holds ``{page, bbox, text, confidence, source}`` per filled field."""
@@ -29,4 +31,6 @@ class ExtractionResult:
     evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The result as plain data for the queue: amounts (Decimal inside the pipeline) become
+        JSON numbers here, the pipeline's edge (``pipeline.money``)."""
+        return to_json(asdict(self))

@@ -5,6 +5,7 @@ Hybrid PDFs are made here (tests/docs.py); the real ones of ../shared/datasets w
 """
 from __future__ import annotations
 
+from decimal import Decimal
 import pytest
 
 from pipeline.context import JobContext
@@ -85,22 +86,22 @@ def extract(data: bytes):
 def test_document_level_charges_are_shipping_or_service_as_their_reason_says():
     """A surcharge is a service charge, freight is shipping: then the totals add up (BR-CO-13)."""
     invoice = parse_xml(SURCHARGED_CII)
-    assert invoice.fields["shipping_cost"] == 4.9 and invoice.fields["service_charge"] == 10.0
+    assert invoice.fields["shipping_cost"] == Decimal("4.9") and invoice.fields["service_charge"] == Decimal("10.0")
     result = extract(embed_xml(text_pdf(SURCHARGED_PRINT), SURCHARGED_CII))
     assert result.extraction_tier == 0
     assert result.processing_status == "completed", result.validation_errors
-    assert (result.data["service_charge"], result.data["shipping_cost"]) == (10.0, 4.9)
+    assert (result.data["service_charge"], result.data["shipping_cost"]) == (Decimal("10.0"), Decimal("4.9"))
 
 
 def test_ubl_charges_and_rounding_amount():
     """UBL: the charge total (BT-108) less freight is the service charge, and the payable
     rounding (BT-114) explains why the amount due is not the total."""
     invoice = parse_xml(UBL_SURCHARGED)
-    assert invoice.fields["service_charge"] == 7.5 and invoice.fields["shipping_cost"] is None
-    assert invoice.rounding == 0.07
+    assert invoice.fields["service_charge"] == Decimal("7.5") and invoice.fields["shipping_cost"] is None
+    assert invoice.rounding == Decimal("0.07")
     result = extract(embed_xml(text_pdf(UBL_PRINT), UBL_SURCHARGED, "invoice.xml"))
     assert result.processing_status == "completed", result.validation_errors
-    assert (result.data["total_amount"], result.data["balance_amount"]) == (127.93, 128.0)
+    assert (result.data["total_amount"], result.data["balance_amount"]) == (Decimal("127.93"), Decimal("128.0"))
 
 
 def test_a_misreading_of_the_print_is_no_disagreement():

@@ -87,7 +87,7 @@ def test_validation_rules():
     assert "line items sum to 60.00" in validate({**ok, "line_items": [{"line_total": 60.0}]})[0]
     assert validate({"subtotal": 1.0}) == ["total_amount is missing"]
     assert validate({**ok, "due_date": "2024-01-01"}) == ["due_date 2024-01-01 is before invoice_date 2024-03-05"]
-    assert validate({**ok, "paid_amount": 100.0, "balance_amount": 9.0})[0].startswith("total_amount 119.0 - paid")
+    assert validate({**ok, "paid_amount": 100.0, "balance_amount": 9.0})[0].startswith("total_amount 119.00 - paid")
 
 
 def test_ocr_lang_mapping_and_unknown_engines():

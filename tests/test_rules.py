@@ -1,4 +1,5 @@
 """Unit tests of the rules extractor on small synthetic pages, plus one real text-layer PDF."""
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -28,12 +29,12 @@ def make_doc(*lines: Line) -> DocumentText:
 
 
 def test_parsers():
-    assert parse_amount("1,234.56") == 1234.56
-    assert parse_amount("1.234,56") == 1234.56
-    assert parse_amount("1 234,56") == 1234.56
-    assert parse_amount("$4.11") == 4.11
-    assert parse_amount("RM30.90") == 30.9
-    assert parse_amount("49,99 €") == 49.99
+    assert parse_amount("1,234.56") == Decimal("1234.56")
+    assert parse_amount("1.234,56") == Decimal("1234.56")
+    assert parse_amount("1 234,56") == Decimal("1234.56")
+    assert parse_amount("$4.11") == Decimal("4.11")
+    assert parse_amount("RM30.90") == Decimal("30.9")
+    assert parse_amount("49,99 €") == Decimal("49.99")
     assert parse_date("August 3 , 2014") == "2014-08-03"
     assert parse_date("7. Mai 2014") == "2014-05-07"
     assert parse_date("03/20/2023") == "2023-03-20"
@@ -54,7 +55,7 @@ def test_value_right_of_label():
     result = extract_rules(doc)
     assert result.fields["invoice_number"] == "INV-1001"
     assert result.fields["invoice_date"] == "2021-03-12"
-    assert result.fields["total_amount"] == 120.0
+    assert result.fields["total_amount"] == Decimal("120.0")
     assert result.fields["currency"] == "GBP"
     assert result.fields["vendor_name"] == "ACME Widgets Ltd."
     assert result.evidence["total_amount"]["page"] == 1
@@ -72,7 +73,7 @@ def test_value_below_label():
     assert fields["invoice_number"] == "F2022-17"
     assert fields["invoice_date"] == "2022-09-08"
     assert fields["due_date"] == "2022-09-22"
-    assert fields["total_amount"] == 49.99
+    assert fields["total_amount"] == Decimal("49.99")
     assert fields["currency"] == "EUR"
 
 
@@ -88,9 +89,9 @@ def test_european_decimal_comma_and_german_labels():
     fields = extract_rules(doc).fields
     assert fields["invoice_number"] == "R-4711"
     assert fields["invoice_date"] == "2018-06-05"
-    assert fields["subtotal"] == 1000.0
-    assert fields["tax_amount"] == 190.0
-    assert fields["total_amount"] == 1190.0
+    assert fields["subtotal"] == Decimal("1000.0")
+    assert fields["tax_amount"] == Decimal("190.0")
+    assert fields["total_amount"] == Decimal("1190.0")
     assert fields["vendor_name"] == "Muster Handel GmbH"
 
 
@@ -103,9 +104,9 @@ def test_arithmetic_chooses_total():
         make_line(330, (300, "Totaal"), (480, "€ 717,97")),
     )
     fields = extract_rules(doc).fields
-    assert fields["total_amount"] == 717.97
-    assert fields["subtotal"] == 593.36
-    assert fields["tax_amount"] == 124.61
+    assert fields["total_amount"] == Decimal("717.97")
+    assert fields["subtotal"] == Decimal("593.36")
+    assert fields["tax_amount"] == Decimal("124.61")
 
 
 def test_chinese_labels():
@@ -118,7 +119,7 @@ def test_chinese_labels():
     fields = extract_rules(doc).fields
     assert fields["invoice_number"] == "12345678"
     assert fields["invoice_date"] == "2023-05-17"
-    assert fields["total_amount"] == 88.5
+    assert fields["total_amount"] == Decimal("88.5")
     assert fields["currency"] == "CNY"
 
 
@@ -131,11 +132,11 @@ def test_line_item_table():
         make_line(260, (380, "Total"), (480, "35.50")),
     )
     result = extract_rules(doc)
-    assert result.fields["total_amount"] == 35.5
+    assert result.fields["total_amount"] == Decimal("35.5")
     items = result.line_items
     assert [i["description"] for i in items] == ["Hammer", "Screwdriver set"]
-    assert items[0]["quantity"] == 2 and items[0]["unit_price"] == 10.0 and items[0]["line_total"] == 20.0
-    assert items[1]["line_total"] == 15.5
+    assert items[0]["quantity"] == 2 and items[0]["unit_price"] == Decimal("10.0") and items[0]["line_total"] == Decimal("20.0")
+    assert items[1]["line_total"] == Decimal("15.5")
     assert set(items[0]) == {"description", "line_no", "sku", "quantity", "unit", "unit_price", "discount",
                              "tax", "line_total"}
 
@@ -159,7 +160,7 @@ def test_aws_invoice_pdf():
 
     doc = pdf_text(AWS_PDF.read_bytes(), no_ocr, max_ocr_pages=3)
     fields = extract_rules(doc).fields
-    assert fields["total_amount"] == 4.11
+    assert fields["total_amount"] == Decimal("4.11")
     assert fields["invoice_number"] == "42183017"
     assert fields["invoice_date"] == "2014-08-03"
 
@@ -176,8 +177,8 @@ def test_row_with_total_on_the_next_line():
         make_line(300, (300, "Gesamtbetrag"), (480, "473,00")),
     )
     items = extract_rules(doc).line_items
-    assert [(i["description"], i["line_total"]) for i in items] == [("Trennblätter A4", 198.0), ("Joghurt Banane", 275.0)]
-    assert items[0]["unit_price"] == 9.9 and items[0]["quantity"] == 20
+    assert [(i["description"], i["line_total"]) for i in items] == [("Trennblätter A4", Decimal("198.0")), ("Joghurt Banane", Decimal("275.0"))]
+    assert items[0]["unit_price"] == Decimal("9.9") and items[0]["quantity"] == 20
 
 
 def test_wrapped_row_joins_its_description():
@@ -188,7 +189,7 @@ def test_wrapped_row_joins_its_description():
         make_line(224, (70, "Regio R9"), (480, "80,00")),
     )
     items = extract_rules(doc).line_items
-    assert [(i["description"], i["line_total"]) for i in items] == [("Haftpflicht SF25 Typkl. 18 Regio R9", 80.0)]
+    assert [(i["description"], i["line_total"]) for i in items] == [("Haftpflicht SF25 Typkl. 18 Regio R9", Decimal("80.0"))]
 
 
 def test_section_subtotal_does_not_end_the_table():
@@ -205,7 +206,7 @@ def test_section_subtotal_does_not_end_the_table():
     )
     result = extract_rules(doc)
     assert [i["description"] for i in result.line_items] == ["Chair", "Truffles"]
-    assert result.fields["total_amount"] == 253.0
+    assert result.fields["total_amount"] == Decimal("253.0")
 
 
 def test_line_stating_prices_include_vat_is_no_item():
@@ -229,9 +230,9 @@ def test_credit_note_amounts_are_positive():
         make_line(330, (380, "Total TTC"), (480, "-24,58 €")),
     )
     result = extract_rules(doc)
-    assert result.fields["total_amount"] == 24.58
-    assert result.fields["subtotal"] == 20.48
-    assert result.line_items[0]["line_total"] == 20.48
+    assert result.fields["total_amount"] == Decimal("24.58")
+    assert result.fields["subtotal"] == Decimal("20.48")
+    assert result.line_items[0]["line_total"] == Decimal("20.48")
 
 
 def test_corrected_invoice_keeps_its_signs():
@@ -242,7 +243,7 @@ def test_corrected_invoice_keeps_its_signs():
         make_line(315, (380, "MwSt. 19%"), (480, "-1,90 €")),
         make_line(330, (380, "Gesamtbetrag"), (480, "-11,90 €")),
     )
-    assert extract_rules(doc).fields["total_amount"] == -11.9
+    assert extract_rules(doc).fields["total_amount"] == Decimal("-11.9")
 
 
 def test_labelled_address_in_seller_block():
@@ -366,7 +367,7 @@ def test_ocr_word_repairs_digits_and_dollar_sign():
 
 
 def test_glued_colon_amount_and_dotted_time_after_date():
-    assert parse_amount("Rounding:RM0.02") == 0.02
+    assert parse_amount("Rounding:RM0.02") == Decimal("0.02")
     assert parse_amount("Time 18:24") is None
     assert parse_date("17/01/20188.08.53") == "2018-01-17"
 
@@ -380,7 +381,7 @@ def test_ocr_dollar_read_as_s_with_dollar_context():
         make_line(290, (250, "GST@6%:$0.46")),
         make_line(320, (250, "Nett Total: S8.20")),
     )
-    assert extract_rules(doc).fields["total_amount"] == 8.2
+    assert extract_rules(doc).fields["total_amount"] == Decimal("8.2")
 
 
 def test_total_on_cash_rounding_step_wins():
@@ -391,7 +392,7 @@ def test_total_on_cash_rounding_step_wins():
         make_line(360, (50, "Total Sales (Inclusive of GST):"), (400, "374.20")),
         make_line(400, (50, "Total:"), (300, "353.00"), (400, "21.18")),
     )
-    assert extract_rules(doc).fields["total_amount"] == 374.2
+    assert extract_rules(doc).fields["total_amount"] == Decimal("374.2")
 
 
 def test_total_after_printed_rounding_wins():
@@ -402,7 +403,7 @@ def test_total_after_printed_rounding_wins():
         make_line(360, (250, "Rounding:RM0.02")),
         make_line(390, (250, "NettTotal:RM8.50")),
     )
-    assert extract_rules(doc).fields["total_amount"] == 8.5
+    assert extract_rules(doc).fields["total_amount"] == Decimal("8.5")
 
 
 def test_currency_from_iban_country_without_symbol():
@@ -528,7 +529,7 @@ def test_ocr_l_for_i_in_total_label():
         make_line(360, (50, "Total Sales(lnclusive of GsT)"), (400, "82.68")),
         make_line(400, (50, "Total:"), (300, "78.00"), (400, "4.68")),
     )
-    assert extract_rules(doc).fields["total_amount"] == 82.68
+    assert extract_rules(doc).fields["total_amount"] == Decimal("82.68")
 
 
 def test_glued_ocr_sender_line_splits_into_name_and_address():

@@ -13,16 +13,16 @@ from tests.test_rules import make_doc, make_line
 
 @pytest.mark.parametrize(
     ("printed", "value"),
-    [("1,234.56", 1234.56), ("1.234,56", 1234.56), ("1 234,56", 1234.56), ("1'234.50", 1234.5),
-     ("1.234.567,89", 1234567.89), ("1,234,567", 1234567), ("1.000", 1.0), ("1,000", 1000),
-     ("0,500", 0.5), ("(12.00)", -12.0), ("-9,32", -9.32), ("EUR 34,73", 34.73), ("฿1,070.00", 1070)],
+    [("1,234.56", Decimal("1234.56")), ("1.234,56", Decimal("1234.56")), ("1 234,56", Decimal("1234.56")), ("1'234.50", Decimal("1234.5")),
+     ("1.234.567,89", Decimal("1234567.89")), ("1,234,567", 1234567), ("1.000", Decimal("1.0")), ("1,000", 1000),
+     ("0,500", Decimal("0.5")), ("(12.00)", Decimal("-12.0")), ("-9,32", Decimal("-9.32")), ("EUR 34,73", Decimal("34.73")), ("฿1,070.00", 1070)],
 )
 def test_amount_in_the_document_convention(printed, value):
     assert parse_amount(printed) == value
 
 
 def test_percentages_dates_and_times_are_not_amounts():
-    assert [a.value for a in find_amounts("VAT 19% on 12/03/2021 at 18:24 total 5.00")] == [5.0]
+    assert [a.value for a in find_amounts("VAT 19% on 12/03/2021 at 18:24 total 5.00")] == [Decimal("5.0")]
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from typing import Any
 from appliance.db import Database, fetchone, utcnow
 from appliance.errors import BadRequest, JobBusy, NotFound
 from appliance.tenants import parse_uuid
+from pipeline.schema import ProcessingStatus
 
 STATES = ("queued", "leased", "done", "failed")  # "failed": done, and the invoice failed
 TIERS = (0, 1, 2)
@@ -77,8 +78,8 @@ async def _requeue(db: Database, ident: str, force_tier: Any) -> dict[str, Any]:
             "UPDATE jobs SET state = 'queued', attempts = 0, busy_retries = 0, available_at = ?, lease_until = NULL, "
             "lease_owner = NULL, force_tier = ?, updated_at = ? WHERE id = ?", (now, tier, stamp, row["id"]))
         # status stays as it is (a human decision included) until a worker takes the job
-        await conn.execute("UPDATE invoices SET processing_status = 'queued', updated_at = ? WHERE id = ?",
-                           (stamp, row["invoice_id"]))
+        await conn.execute("UPDATE invoices SET processing_status = ?, updated_at = ? WHERE id = ?",
+                           (ProcessingStatus.QUEUED, stamp, row["invoice_id"]))
         # read back inside the transaction: a moment later the dispatcher may have leased it
         return _job(await fetchone(conn, "SELECT j.*, i.processing_status FROM jobs j JOIN invoices i "
                                    "ON i.id = j.invoice_id WHERE j.id = ?", (row["id"],)))

@@ -12,6 +12,7 @@ import uuid
 from dataclasses import dataclass
 
 from appliance.db import Database, fetchone, utcnow
+from pipeline.schema import InvoiceStatus, ProcessingStatus
 
 
 @dataclass(frozen=True)
@@ -64,9 +65,8 @@ async def lease(db: Database, owner: str, lease_seconds: float, limit: int = 1) 
                 (now + lease_seconds, owner, stamp, row["id"]),
             )
             await conn.execute(
-                "UPDATE invoices SET processing_status = 'processing', status = 'processing', updated_at = ? "
-                "WHERE id = ?",
-                (stamp, row["invoice_id"]),
+                "UPDATE invoices SET processing_status = ?, status = ?, updated_at = ? WHERE id = ?",
+                (ProcessingStatus.PROCESSING, InvoiceStatus.PROCESSING, stamp, row["invoice_id"]),
             )
             jobs.append(LeasedJob(row["id"], row["invoice_id"], row["tenant_id"], row["attempts"] + 1,
                                   row["busy_retries"]))
@@ -85,8 +85,9 @@ async def release_orphans(db: Database, owner: str) -> int:
             (time.time(), utcnow(), owner),
         )
         await conn.execute(
-            "UPDATE invoices SET processing_status = 'queued', status = 'pending' "
-            "WHERE id IN (SELECT invoice_id FROM jobs WHERE state = 'queued') AND processing_status = 'processing'"
+            "UPDATE invoices SET processing_status = ?, status = ? "
+            "WHERE id IN (SELECT invoice_id FROM jobs WHERE state = 'queued') AND processing_status = ?",
+            (ProcessingStatus.QUEUED, InvoiceStatus.PENDING, ProcessingStatus.PROCESSING),
         )
         return cursor.rowcount
 
@@ -104,8 +105,8 @@ async def retry_later(db: Database, job: LeasedJob, delay: float, error: str, *,
             (time.time() + delay, error, 1 if busy else 0, 1 if busy else 0, utcnow(), job.id),
         )
         await conn.execute(
-            "UPDATE invoices SET processing_status = 'queued', updated_at = ? WHERE id = ?",
-            (utcnow(), job.invoice_id),
+            "UPDATE invoices SET processing_status = ?, updated_at = ? WHERE id = ?",
+            (ProcessingStatus.QUEUED, utcnow(), job.invoice_id),
         )
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipeline.document import DocumentText
+from pipeline.money import cents
 from pipeline.parsers import find_dates, guess_dayfirst
 from pipeline.rules.layout import TextLine, annotate, build_lines
 from pipeline.rules.amounts import amount_candidates, choose_amounts, is_credit_note, unsign_credit_note
@@ -35,8 +36,8 @@ __all__ = ["RulesResult", "extract_rules"]
 class RulesResult:
     """What the rules found.
 
-    ``fields``: schema field -> normalised value (ISO date str, float amount, ISO 4217 code,
-    stripped str), only fields found. ``line_items``: dicts with description, line_no, sku,
+    ``fields``: schema field -> normalised value (ISO date str, Decimal amount to the cent,
+    ISO 4217 code, stripped str), only fields found. ``line_items``: dicts with description, line_no, sku,
     quantity, unit, unit_price, discount, tax (rate %), line_total (None where unknown).
     ``evidence``: field -> ``{"page": int, "bbox": [x0, y0, x1, y1], "text": str}``.
     """
@@ -49,7 +50,7 @@ class RulesResult:
 def extract_rules(doc: DocumentText) -> RulesResult:
     """Extract header fields and line items from ``doc`` by layout rules.
 
-    Returns a RulesResult; amounts are floats in the document currency, dates ISO strings,
+    Returns a RulesResult; amounts are Decimals in the document currency, dates ISO strings,
     evidence boxes in the units of the page (PDF points or image pixels).
     """
     result = RulesResult()
@@ -91,10 +92,8 @@ def extract_rules(doc: DocumentText) -> RulesResult:
     amounts = choose_amounts(amount_candidates(lines), lines)
     for name, cand in amounts.items():
         if name in AMOUNT_FIELDS:
-            value = round(float(cand.value), 2)
-            if name == "discount":
-                value = abs(value)
-            put(name, value, cand.line)
+            value = cents(cand.value)
+            put(name, abs(value) if name == "discount" else value, cand.line)
     result.line_items = find_line_items(lines)
     if is_credit_note(lines):
         unsign_credit_note(result.fields, result.line_items)

@@ -10,19 +10,20 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
+from pipeline.money import agree, cash_rounded, cents, same_amount
 from pipeline.parsers import AmountMatch
 from pipeline.rules.layout import LabelHit, TextLine, below_lines, overlaps_box, reading_order, region_end
 from pipeline.schema import AMOUNT_FIELDS
 
-TOL = 0.011  # totals printed with 2 decimals may differ by a rounding cent
 
 
 @dataclass
 class Cand:
     """A candidate value for a field: its score, source line and reading order."""
 
-    value: object
+    value: Decimal
     score: float
     line: TextLine
     order: float = 0.0
@@ -68,10 +69,10 @@ def _amount_quality(amount: AmountMatch) -> float:
 
 def _best_by_value(cands: list[Cand], limit: int = 4) -> list[Cand]:
     """Distinct values with their best score; a value printed again adds a little."""
-    by_value: dict[float, Cand] = {}
-    counts: dict[float, int] = {}
+    by_value: dict[Decimal, Cand] = {}
+    counts: dict[Decimal, int] = {}
     for cand in cands:
-        key = round(float(cand.value), 2)
+        key = cents(cand.value)
         counts[key] = counts.get(key, 0) + 1
         if key not in by_value or cand.score > by_value[key].score:
             by_value[key] = cand
@@ -114,8 +115,8 @@ def choose_amounts(cands: dict[str, list[Cand]], lines: list[TextLine]) -> dict[
             if top[name] and top[name][0].score >= 2.0:
                 best[name] = top[name][0]
     if "total_amount" in best and "subtotal" not in best and "tax_amount" in best:
-        sub = round(float(best["total_amount"].value) - float(best["tax_amount"].value), 2)
-        if abs(float(best["tax_amount"].value)) < TOL:
+        if agree(best["tax_amount"].value, Decimal(0)):
+            sub = best["total_amount"].value - best["tax_amount"].value
             best["subtotal"] = Cand(sub, 0.0, best["total_amount"].line)
     _choose_paid_balance(best, top)
     return best
@@ -123,23 +124,24 @@ def choose_amounts(cands: dict[str, list[Cand]], lines: list[TextLine]) -> dict[
 
 def _arithmetic_bonus(chosen: dict[str, Cand | None]) -> float:
     """How well a choice of amounts adds up (subtotal - discount + tax + charges = total)."""
-    value = {k: (float(c.value) if c is not None else None) for k, c in chosen.items()}
+    value = {k: (c.value if c is not None else None) for k, c in chosen.items()}
     total, sub = value["total_amount"], value["subtotal"]
     if total is None or sub is None:
         return 0.0
-    tax = value["tax_amount"] or 0.0
-    disc = abs(value["discount"] or 0.0)
-    extra = (value["shipping_cost"] or 0.0) + (value["service_charge"] or 0.0) + (value["rounding"] or 0.0)
+    zero = Decimal(0)
+    tax = value["tax_amount"] or zero
+    disc = abs(value["discount"] or zero)
+    extra = (value["shipping_cost"] or zero) + (value["service_charge"] or zero) + (value["rounding"] or zero)
     terms = sum(1 for k in ("tax_amount", "discount", "shipping_cost", "service_charge", "rounding")
                 if value[k] is not None)
-    if abs(sub - disc + tax + extra - total) <= TOL * max(1, abs(total) / 1000):
-        return 4.0 + 0.5 * terms if terms or abs(sub - total) < TOL else 0.0
-    if abs(sub + tax + extra - total) <= TOL and terms:  # discount already inside the subtotal
+    if agree(sub - disc + tax + extra, total):
+        return 4.0 + 0.5 * terms if terms or agree(sub, total) else 0.0
+    if agree(sub + tax + extra, total) and terms:  # discount already inside the subtotal
         return 2.0
-    if terms and value["rounding"] is None and _cash_rounded(sub - disc + tax + extra, total):
+    if terms and value["rounding"] is None and cash_rounded(sub - disc + tax + extra, total):
         return 3.0 + 0.5 * terms
     # A subtotal larger than the total without a discount is a misread.
-    return -1.0 if abs(sub) > abs(total) + TOL and not disc else 0.0
+    return -1.0 if abs(sub) > abs(total) and not agree(abs(sub), abs(total)) and not disc else 0.0
 
 
 def _pre_rounding_totals(top: dict[str, list[Cand]]) -> list[Cand]:
@@ -148,17 +150,9 @@ def _pre_rounding_totals(top: dict[str, list[Cand]]) -> list[Cand]:
     out = []
     for low, high in itertools.permutations(top["total_amount"], 2):
         for rounding in top["rounding"]:
-            step = float(rounding.value)
-            if abs(step) >= TOL and abs(float(low.value) + step - float(high.value)) <= TOL / 2:
+            if not agree(rounding.value, Decimal(0)) and same_amount(low.value + rounding.value, high.value):
                 out.append(Cand(low.value, low.score - 1.0, low.line, low.order))
     return out
-
-
-def _cash_rounded(computed: float, total: float) -> bool:
-    """Whether ``total`` is ``computed`` rounded to 5 cents (cash rounding of receipts, whose
-    rounding line OCR may lose): a total on a 0.05 step within 2.5 cents of the sum."""
-    on_step = abs(round(total * 20) - total * 20) < 1e-6
-    return on_step and TOL < abs(computed - total) <= 0.025 + 1e-9
 
 
 def _choose_paid_balance(best: dict[str, Cand], top: dict[str, list[Cand]]) -> None:
@@ -169,10 +163,10 @@ def _choose_paid_balance(best: dict[str, Cand], top: dict[str, list[Cand]]) -> N
     if total is not None and paid is not None and balances:
         for bal in balances:
             for sign in (1, -1):
-                if abs(float(total.value) - sign * float(paid.value) - float(bal.value)) <= TOL:
+                if agree(total.value - sign * paid.value, bal.value):
                     best["balance_amount"] = bal
                     # Paid is what makes total - paid = balance, whatever sign the print uses.
-                    paid = Cand(sign * float(paid.value), paid.score, paid.line)
+                    paid = Cand(sign * paid.value, paid.score, paid.line)
                     break
             if "balance_amount" in best:
                 break
@@ -181,8 +175,8 @@ def _choose_paid_balance(best: dict[str, Cand], top: dict[str, list[Cand]]) -> N
     if paid is not None:
         best["paid_amount"] = paid
     elif total is not None and "balance_amount" in best:
-        diff = round(float(total.value) - float(best["balance_amount"].value), 2)
-        if abs(diff) > TOL:
+        diff = total.value - best["balance_amount"].value
+        if not agree(diff, Decimal(0)):
             best["paid_amount"] = Cand(diff, 0.0, best["balance_amount"].line)
 
 
@@ -211,12 +205,12 @@ def unsign_credit_note(fields: dict, items: list[dict]) -> None:
     """A credit note states what is credited: amounts printed negative become positive, as in the
     e-invoice (EN 16931 credit note, type 381). Corrected invoices keep their signs."""
     total = fields.get("total_amount")
-    if not isinstance(total, float) or total >= 0:
+    if not isinstance(total, Decimal) or total >= 0:
         return
     for name in AMOUNT_FIELDS:
-        if isinstance(fields.get(name), float):
+        if isinstance(fields.get(name), Decimal):
             fields[name] = abs(fields[name])
     for item in items:
         for key in ("line_total", "unit_price"):
-            if isinstance(item.get(key), float):
+            if isinstance(item.get(key), Decimal):
                 item[key] = abs(item[key])

@@ -7,7 +7,9 @@ header's column positions. Pipeline must not import ``api`` or ``appliance``.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
+from pipeline.money import agree
 from pipeline.rules.layout import TextLine
 
 
@@ -86,7 +88,7 @@ def _table_rows(lines: list[TextLine], start: int, header: TextLine) -> tuple[li
         if _STOP_RE.search(line.text[:40]) and rows:
             right = _right_amounts(line, header)
             section_sum = sum(_row_total(row, header) for row in rows[section:])
-            if not (right and _SUBTOTAL_RE.search(line.text) and abs(right[-1].value - section_sum) < 0.011):
+            if not (right and _SUBTOTAL_RE.search(line.text) and agree(right[-1].value, section_sum)):
                 break
             section, index, last_y = len(rows), index + 1, line.bbox[3]
             continue
@@ -122,10 +124,10 @@ def _right_amounts(line: TextLine, header: TextLine) -> list:
     return [a for a in line.amounts if a.decimals and line.span_bbox(a.start, a.end)[2] > edge]
 
 
-def _row_total(row: list[TextLine], header: TextLine) -> float:
+def _row_total(row: list[TextLine], header: TextLine) -> Decimal:
     """The rightmost amount of a row (its line total), 0 when none."""
     amounts = [(line.span_bbox(a.start, a.end)[2], a.value) for line in row for a in _right_amounts(line, header)]
-    return max(amounts)[1] if amounts else 0.0
+    return max(amounts)[1] if amounts else Decimal(0)
 
 
 def _letters(line: TextLine) -> int:
@@ -152,7 +154,7 @@ def _parse_row(row: list[TextLine], cols: dict[str, tuple], header: TextLine) ->
     _read_numeric_columns(item, numbers, cols, {id(total[1])})
     rate = re.search(r"(\d{1,2}(?:[.,]\d{1,2})?)\s?%", " ".join(line.text for line in row))
     if rate:
-        item["tax"] = float(rate.group(1).replace(",", "."))
+        item["tax"] = Decimal(rate.group(1).replace(",", "."))
     limit = _description_limit(row[0], numbers, cols)
     desc = " ".join(_left_text(line, limit) for line in row)
     desc = re.sub(r"(?<!\S)\d{8,14}(?!\S)", " ", desc)  # GTIN / EAN codes printed in the article column
@@ -161,8 +163,8 @@ def _parse_row(row: list[TextLine], cols: dict[str, tuple], header: TextLine) ->
     item["description"] = " ".join(desc.split()).strip(" -:") or None
     if item["quantity"] is None and item["unit_price"] and item["line_total"]:
         qty = item["line_total"] / item["unit_price"]
-        if abs(qty - round(qty)) < 1e-6 and 0 < qty < 10000:
-            item["quantity"] = float(round(qty))
+        if qty == qty.to_integral_value() and 0 < qty < 10000:
+            item["quantity"] = qty.to_integral_value()
     return item if item["description"] else None
 
 
