@@ -6,7 +6,8 @@ offline) at ``/api/docs``; both are outside ``/api/v1`` and need no key, like th
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from aiohttp import web
 from aiohttp_apigami import setup_aiohttp_apispec

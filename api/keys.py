@@ -1,7 +1,8 @@
 """Typed keys of the things the web app holds (aiohttp ``AppKey``)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from aiohttp import web
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from appliance.db import BUSY_TIMEOUT_MS, utcnow
-from appliance.errors import BadRequest, ConfigError, NotFound
+from appliance.errors import BadRequest, NotFound
 from appliance.settings import Settings
 
 FORMAT = "invoice-appliance-backup/1"

@@ -6,14 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 from appliance.settings import Settings
 from pipeline.context import JobContext
-from pipeline.pool import start_pool
 from pipeline.errors import OcrBusy, TemporaryError
+from pipeline.pool import start_pool
 from pipeline.schema import ProcessingStatus
 from pipeline.sniff import sniff
 

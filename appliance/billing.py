@@ -17,8 +17,13 @@ from typing import Any
 
 from appliance import ledger
 from appliance.db import Database, fetchone, utcnow
-from appliance.errors import (BadRequest, NotFound, PaymentNotConfigured, PaymentProcessorError,
-                              PaymentProcessorUnavailable)
+from appliance.errors import (
+    BadRequest,
+    NotFound,
+    PaymentNotConfigured,
+    PaymentProcessorError,
+    PaymentProcessorUnavailable,
+)
 from appliance.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from contextlib import asynccontextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import aiosqlite
@@ -19,7 +19,7 @@ BUSY_TIMEOUT_MS = 10_000
 
 def utcnow() -> str:
     """Now as an ISO 8601 UTC timestamp with milliseconds and a ``Z`` (spec: date-time)."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Database:
@@ -30,7 +30,7 @@ class Database:
         self._conn: aiosqlite.Connection | None = None
         self._lock = asyncio.Lock()
 
-    async def open(self) -> "Database":
+    async def open(self) -> Database:
         self._conn = await aiosqlite.connect(self.path, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
         await self._conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")

@@ -10,18 +10,20 @@ from __future__ import annotations
 import difflib
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from appliance import ledger, review, vendors
-from appliance.queue import jobs
 from appliance.db import Database, fetchone, utcnow
 from appliance.errors import AlreadyAttached, NotFound, QueueUnavailable
+from appliance.queue import jobs
 from appliance.settings import Settings
 from appliance.tenants import parse_uuid
 from appliance.uploads import StoredUpload
 from pipeline.money import CENT
 from pipeline.schema import READY_STATES, InvoiceStatus, ProcessingStatus
+
 
 async def create_slot(db: Database, tenant_id: str) -> str:
     """Create a pending invoice with no file (spec 4.5); returns its id. No credits move."""

@@ -67,7 +67,7 @@ class Readiness:
     async def _database(self) -> CheckResult:
         try:
             await asyncio.wait_for(self.db.fetchone("SELECT 1"), DATABASE_TIMEOUT_SECONDS)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return CheckResult("database", False, f"no answer within {DATABASE_TIMEOUT_SECONDS:g} s")
         except Exception as exc:  # a probe reports any failure, it never raises
             return CheckResult("database", False, f"{type(exc).__name__}: {exc}")

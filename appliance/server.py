@@ -8,7 +8,6 @@ import asyncio
 import logging
 import signal
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from aiohttp import web
 
@@ -17,12 +16,12 @@ from api.metrics import start_metrics_server
 from appliance.billing import sync_packages
 from appliance.datadir import lock_data_dir, prepare_data_dir
 from appliance.db import Database
-from appliance.queue.dispatcher import Dispatcher
-from appliance.uploads import reap_partials
 from appliance.metrics import Metrics
 from appliance.notify import Notifier, report_status, status_line
+from appliance.queue.dispatcher import Dispatcher
 from appliance.readiness import Readiness
 from appliance.settings import Settings
+from appliance.uploads import reap_partials
 from pipeline.pool import start_pool
 
 log = logging.getLogger(__name__)

@@ -19,8 +19,16 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError, \
-    field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from appliance.errors import ConfigError
 from pipeline.context import ModelConfig
@@ -47,7 +55,7 @@ class LimitSettings(Section):
     worker_memory_mb: int = Field(6144, ge=0)  # 0: no limit
 
     @model_validator(mode="after")
-    def _ocr_limit_within_upload_limit(self) -> "LimitSettings":
+    def _ocr_limit_within_upload_limit(self) -> LimitSettings:
         if self.OCR_MAX_UPLOAD_MB > self.MAX_FILE_SIZE_MB:
             raise ValueError(f"limits.OCR_MAX_UPLOAD_MB ({self.OCR_MAX_UPLOAD_MB}) cannot exceed "
                              f"limits.MAX_FILE_SIZE_MB ({self.MAX_FILE_SIZE_MB})")
@@ -163,7 +171,7 @@ class Settings(BaseModel):
     metrics: MetricsSettings = MetricsSettings()
 
     @model_validator(mode="after")
-    def _job_ends_before_its_lease(self) -> "Settings":
+    def _job_ends_before_its_lease(self) -> Settings:
         # past the lease the queue would hand the job to a second worker while the first still runs
         if self.limits.job_timeout_seconds >= self.queue.lease_seconds:
             raise ValueError(f"limits.job_timeout_seconds ({self.limits.job_timeout_seconds:g}) must be below "

@@ -24,10 +24,10 @@ import os
 import threading
 import uuid
 import warnings
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator
 from urllib.parse import unquote
 
 from aiohttp.http_exceptions import BadHttpMessage

@@ -24,10 +24,12 @@ only; pipeline must not import ``api`` or ``appliance``.
 """
 from __future__ import annotations
 
+import itertools
 import json
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from pipeline.schema import Source
 
@@ -158,7 +160,7 @@ def fit(records: Iterable[dict], note: str = "", prior_strength: float = PRIOR_S
         overall[record["source"]][1] += 1
     for record in records:  # lift: right with the condition vs the parent bucket's accuracy
         chain = bucket_chain(record["field"], record["source"], record["features"])
-        for (parent, _), (_, condition) in zip(chain, chain[1:]):
+        for (parent, _), (_, condition) in itertools.pairwise(chain):
             if condition:
                 right, n = buckets[parent]
                 cond_right[condition] = cond_right.get(condition, 0.0) + int(bool(record["ok"]))

@@ -25,7 +25,6 @@ from typing import Any
 from lxml import etree
 
 from pipeline.money import is_zero, to_amount
-
 from pipeline.schema import HEADER_FIELDS
 
 __all__ = ["EInvoice", "EInvoiceError", "read_einvoice", "parse_xml", "embedded_xml_files"]

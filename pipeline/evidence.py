@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, Iterable
-
+from collections.abc import Iterable
 from decimal import Decimal
+from typing import Any
 
 from pipeline.confidence import confidence
 from pipeline.document import DocumentText, Line, Page
@@ -183,7 +183,7 @@ def _find_line(doc: DocumentText | None, page_no: int | None, bbox: Iterable[flo
     for page in doc.pages:
         if page.number == page_no:
             return next((line for line in page.lines
-                         if all(abs(a - b) <= 0.11 for a, b in zip(line.bbox, box))), None)
+                         if all(abs(a - b) <= 0.11 for a, b in zip(line.bbox, box, strict=True))), None)
     return None
 
 

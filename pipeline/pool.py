@@ -57,7 +57,7 @@ class InlinePool:
         future.add_done_callback(lambda _: self._idle.put_nowait(worker))
         try:
             return await asyncio.wait_for(asyncio.shield(future), self.timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise _timeout_error(self.timeout, "its thread finishes in the background") from None
 
     async def close(self) -> None:
@@ -104,7 +104,7 @@ class RayPool:
         self._gate = None
         self._reviving: dict[Any, asyncio.Task] = {}  # actor -> task that returns it once alive
 
-    async def start(self, timeout: float = 600) -> "RayPool":
+    async def start(self, timeout: float = 600) -> RayPool:
         import ray
 
         from pipeline.worker import LeasedOcrGate, LimitedExtractor
@@ -136,7 +136,7 @@ class RayPool:
             live = [a for a in self._actors if a not in self._reviving]
             await asyncio.wait_for(asyncio.gather(*(a.ping.remote() for a in live)), timeout)
             self._healthy = True
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         except ray.exceptions.RayError as exc:
             log.warning("extraction pool unhealthy: %s", exc)
@@ -157,7 +157,7 @@ class RayPool:
             result = actor.extract.remote(ctx, ref)
             try:
                 return await asyncio.wait_for(_awaited(result), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 # a running sync actor task cannot be cancelled: kill the process, Ray restarts it
                 ray.kill(actor, no_restart=False)
                 lost = True
@@ -189,7 +189,7 @@ class RayPool:
                 try:
                     await asyncio.wait_for(_awaited(actor.ping.remote()), 10)
                     return
-                except (asyncio.TimeoutError, ray.exceptions.RayError):
+                except (TimeoutError, ray.exceptions.RayError):
                     await asyncio.sleep(0.5)
         finally:
             self._reviving.pop(actor, None)

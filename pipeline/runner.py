@@ -5,22 +5,23 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from models.registry import load_llm, load_ocr
 from pipeline import normalise
 from pipeline.context import JobContext, ModelConfig
 from pipeline.document import DocumentText
 from pipeline.einvoice import EInvoiceError, read_einvoice
+from pipeline.errors import OcrBusy, TemporaryError
 from pipeline.evidence import build_evidence
 from pipeline.llm_extract import llm_fill
-from pipeline.errors import OcrBusy, TemporaryError
+from pipeline.print_check import print_disagreements
 from pipeline.result import ExtractionResult
 from pipeline.rules import extract_rules
 from pipeline.schema import HEADER_FIELDS, KEY_FIELDS, ProcessingStatus, Source
 from pipeline.sniff import PDF, sniff
 from pipeline.templates import TemplateError, apply_template, layout_text, load_template
-from pipeline.print_check import print_disagreements
 from pipeline.text import UnreadableDocument, image_text, pdf_text
 from pipeline.validate import validate, validate_einvoice
 

@@ -8,9 +8,10 @@ own arithmetic can be wrong, and a due date before the issue date is allowed by 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 from pipeline.money import agree, cash_rounded, is_amount, to_amount
 

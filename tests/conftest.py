@@ -13,8 +13,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from api.app import make_app
 from appliance.billing import sync_packages
-from appliance.db import Database
 from appliance.datadir import prepare_data_dir
+from appliance.db import Database
 from appliance.server import running_pipeline
 from appliance.settings import LimitSettings, LlmSettings, OcrSettings, Settings, load_settings
 from appliance.tenants import create_tenant

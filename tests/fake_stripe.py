@@ -29,7 +29,7 @@ def unflatten(form: dict[str, str]) -> dict[str, Any]:
     for key, value in form.items():
         parts = re.findall(r"[^\[\]]+", key)
         node: Any = root
-        for part, following in zip(parts, parts[1:] + [None]):
+        for part, following in zip(parts, parts[1:] + [None], strict=True):
             container = [] if following is not None and following.isdigit() else {}
             if isinstance(node, list):
                 index = int(part)

@@ -4,8 +4,9 @@ tests. ``tests.conftest``'s harness builds a ready app directly and is enough fo
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from aiohttp import FormData
@@ -13,10 +14,10 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from api.app import make_app
 from appliance.billing import sync_packages
+from appliance.datadir import prepare_data_dir
 from appliance.db import Database
 from appliance.metrics import Metrics
 from appliance.readiness import Readiness
-from appliance.datadir import prepare_data_dir
 from appliance.server import running_pipeline
 from appliance.settings import Settings
 from appliance.tenants import create_tenant

@@ -34,7 +34,7 @@ class ServerProcess:
         self.proc: subprocess.Popen | None = None
         self.log = config.parent / f"server-{self.port}.log"
 
-    def start(self, timeout: float = 120) -> "ServerProcess":
+    def start(self, timeout: float = 120) -> ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "appliance.cli", "--config", str(self.config), "serve", "--port", str(self.port)],
             cwd=ROOT, env=self.env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from appliance.backup import backup, restore
-from appliance.errors import BadRequest, ConfigError
 from appliance.datadir import lock_data_dir
-from tests.conftest import make_settings, write_config, FAKE_MODELS
+from appliance.errors import BadRequest, ConfigError
+from tests.conftest import FAKE_MODELS, make_settings, write_config
 from tests.docs import INVOICE_LINES, png_with_text, text_pdf
 from tests.serverproc import cli
 

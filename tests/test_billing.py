@@ -26,7 +26,7 @@ async def stripe_fake():
 
 
 def billing_settings(tmp_path, fake: FakeStripe | None, **stripe):
-    settings = make_settings(tmp_path, {"credits": {"price_per_credit_cents": 25, "currency": "usd"},
+    make_settings(tmp_path, {"credits": {"price_per_credit_cents": 25, "currency": "usd"},
                                         "stripe": {"secret_key": "sk_test_x" if fake else "",
                                                    "webhook_secret": WEBHOOK_SECRET,
                                                    "api_base": fake.base_url if fake else "",

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from tests.conftest import FAKE_MODELS, merged, write_config
+from tests.conftest import FAKE_MODELS, write_config
 from tests.docs import INVOICE_LINES, jpeg, png_with_text, text_pdf
 from tests.serverproc import cli
 

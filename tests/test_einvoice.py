@@ -2,9 +2,9 @@
 or without an attachment, the print comparison, and the real ZUGFeRD corpus when present."""
 from __future__ import annotations
 
-from decimal import Decimal
 import io
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest

@@ -6,6 +6,7 @@ Hybrid PDFs are made here (tests/docs.py); the real ones of ../shared/datasets w
 from __future__ import annotations
 
 from decimal import Decimal
+
 import pytest
 
 from pipeline.context import JobContext

@@ -84,7 +84,7 @@ def test_build_evidence_shapes_and_sources():
                               rules_evidence=rules_evidence)
     assert set(evidence) == {"invoice_number", "invoice_date", "vendor_name", "subtotal", "tax_amount",
                              "total_amount", "currency"}
-    for name, item in evidence.items():
+    for item in evidence.values():
         assert set(item) == {"page", "bbox", "text", "confidence", "source"}
         assert 0.0 <= item["confidence"] <= 1.0
         assert item["page"] == 1 and len(item["bbox"]) == 4 and item["text"]

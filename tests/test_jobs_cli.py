@@ -10,12 +10,11 @@ import uuid
 
 import pytest
 
-from appliance.queue import admin
-from appliance.queue import jobs
+from appliance.datadir import prepare_data_dir
 from appliance.db import Database
 from appliance.errors import BadRequest, JobBusy, NotFound
 from appliance.invoices import create_slot
-from appliance.datadir import prepare_data_dir
+from appliance.queue import admin, jobs
 from appliance.tenants import create_tenant
 from appliance.vendors import create_vendor
 from pipeline.context import JobContext

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from appliance.queue import jobs
 from appliance.invoices import create_slot
+from appliance.queue import jobs
 from tests.conftest import make_settings
 from tests.docs import png_with_text
 
@@ -72,8 +72,8 @@ async def _queued_job(db, tenant_id: str) -> str:
 
 
 async def test_expired_lease_is_leased_again(tmp_path):
-    from appliance.db import Database
     from appliance.datadir import prepare_data_dir
+    from appliance.db import Database
     from appliance.tenants import create_tenant
 
     settings = make_settings(tmp_path)

@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from pipeline.context import JobContext
-from pipeline.pool import RayPool, connect_ray
 from pipeline.errors import OcrBusy, TemporaryError, WorkerLost
+from pipeline.pool import RayPool, connect_ray
 from tests.conftest import fake_models, make_settings
 from tests.docs import INVOICE_LINES, png_with_text, text_pdf
 

@@ -11,11 +11,11 @@ import uuid
 import pytest
 
 from api.schemas import InvoiceSchema
-from appliance.correction_values import header_value, line_value
 from appliance import review
-from appliance.queue import admin
+from appliance.correction_values import header_value, line_value
 from appliance.errors import BadRequest, NotFound
 from appliance.invoices import create_slot
+from appliance.queue import admin
 from tests.docs import INVOICE_LINES, text_pdf
 from tests.serverproc import cli
 

@@ -4,10 +4,10 @@ from decimal import Decimal
 
 import pytest
 
-from pipeline.rules.identifiers import iban_country, is_valid_tax_id
 from pipeline.parsers import find_amounts, find_dates, parse_amount, parse_amount_decimal, parse_date
 from pipeline.rules import extract_rules
 from pipeline.rules.country import country_votes
+from pipeline.rules.identifiers import iban_country, is_valid_tax_id
 from tests.test_rules import make_doc, make_line
 
 

@@ -8,8 +8,14 @@ from aiohttp_apigami import docs, json_schema
 
 from api.docs import PAYMENT_503, SECURITY, errors
 from api.keys import BILLING, DB, SETTINGS, TENANT
-from api.schemas import (BalanceSchema, CheckoutRequestSchema, CheckoutSessionSchema, ConfirmRequestSchema,
-                         ConfirmResultSchema, PackageSchema)
+from api.schemas import (
+    BalanceSchema,
+    CheckoutRequestSchema,
+    CheckoutSessionSchema,
+    ConfirmRequestSchema,
+    ConfirmResultSchema,
+    PackageSchema,
+)
 from appliance import billing, ledger
 from appliance.errors import BadRequest
 

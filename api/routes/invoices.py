@@ -6,8 +6,7 @@ from aiohttp_apigami import docs
 
 from api.docs import SECURITY, errors
 from api.keys import DB, ON_ENQUEUED, QUEUE_READY, SETTINGS, TENANT
-from api.schemas import (UPLOAD_BODY, VENDOR_QUERY, InvoiceSchema, PreparedUploadSchema,
-                         UploadAcceptedSchema)
+from api.schemas import UPLOAD_BODY, VENDOR_QUERY, InvoiceSchema, PreparedUploadSchema, UploadAcceptedSchema
 from appliance import invoices, uploads
 from pipeline.schema import ProcessingStatus
 

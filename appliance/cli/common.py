@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import getpass
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from appliance.settings import Settings
 
@@ -15,8 +16,8 @@ from appliance.settings import Settings
 def with_db(settings: Settings, fn: Callable[[Any], Awaitable[Any]]) -> Any:
     """``fn(db)`` on the migrated database of ``settings.data_dir``, closed afterwards; returns
     its result. Raises what ``fn`` raises, and ConfigError when the data dir is unusable."""
-    from appliance.db import Database
     from appliance.datadir import prepare_data_dir
+    from appliance.db import Database
 
     async def go() -> Any:
         prepare_data_dir(settings)

@@ -15,6 +15,7 @@ import click
 from appliance.settings import Settings
 from pipeline.schema import ProcessingStatus
 
+
 @click.command()
 @click.pass_obj
 def init(settings: Settings) -> None:

@@ -10,7 +10,7 @@ counts as free, as it does for the dispatcher.
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from appliance.db import Database, fetchone, utcnow
@@ -100,5 +100,5 @@ def _iso(epoch: float | None) -> str | None:
     """Epoch seconds (how the queue stores times, for cheap comparisons) as ISO 8601 UTC."""
     if epoch is None:
         return None
-    stamp = datetime.fromtimestamp(epoch, timezone.utc).isoformat(timespec="milliseconds")
+    stamp = datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
     return stamp.replace("+00:00", "Z")

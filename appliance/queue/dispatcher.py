@@ -14,8 +14,8 @@ import uuid
 from pathlib import Path
 
 from appliance import invoices, vendors
-from appliance.queue import jobs
 from appliance.db import Database
+from appliance.queue import jobs
 from appliance.settings import Settings
 from pipeline.context import JobContext
 from pipeline.errors import OcrBusy, TemporaryError
@@ -71,7 +71,7 @@ class Dispatcher:
                 self._wake.clear()
                 try:
                     await asyncio.wait_for(self._wake.wait(), self.settings.queue.poll_seconds)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
 
     def _done(self, task: asyncio.Task) -> None:

@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pipeline.document import DocumentText
 from pipeline.money import cents
 from pipeline.parsers import find_dates, guess_dayfirst
-from pipeline.rules.layout import TextLine, annotate, build_lines
-from pipeline.rules.amounts import amount_candidates, choose_amounts, is_credit_note, unsign_credit_note
-from pipeline.schema import AMOUNT_FIELDS
-from pipeline.rules.header import find_currency, find_date_fields, find_invoice_number, find_terms
-from pipeline.rules.parties import customer_zone, find_customer, find_email, find_tax_id, find_vendor
 from pipeline.rules.address import find_address
+from pipeline.rules.amounts import amount_candidates, choose_amounts, is_credit_note, unsign_credit_note
+from pipeline.rules.header import find_currency, find_date_fields, find_invoice_number, find_terms
+from pipeline.rules.layout import TextLine, annotate, build_lines
 from pipeline.rules.lines import find_line_items
+from pipeline.rules.parties import customer_zone, find_customer, find_email, find_tax_id, find_vendor
+from pipeline.schema import AMOUNT_FIELDS
 
 __all__ = ["RulesResult", "extract_rules"]
 

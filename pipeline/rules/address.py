@@ -12,7 +12,6 @@ from pipeline.parsers import find_dates
 from pipeline.rules.labels import COUNTRY_RE, EMAIL_RE, PHONE_RE, POSTCODE_RE
 from pipeline.rules.layout import TextLine, block_below, find_labels, strip_label_prefix
 
-
 _ADDRESS_LABEL_RE = re.compile(r"^\s*(?:anschrift|address|adresse|adres|direcci[oó]n|indirizzo|alamat|地址)\s*:\s*",
                                re.I)
 def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tuple[str, TextLine] | None:
@@ -23,7 +22,7 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
     parts, last_line = [], None
     centre = None
     block = _centred_below(lines, vendor_line) if vendor_line.ocr else block_below(lines, vendor_line, x0, 7)
-    for position, (other, text, box) in enumerate(block):
+    for position, (other, text, _box) in enumerate(block):
         value, _ = strip_label_prefix(other, 0, text)
         value = value.strip(" ,")
         if EMAIL_RE.search(value) or PHONE_RE.search(value) or find_dates(value, loose=True) or re.search(

@@ -18,7 +18,6 @@ from pipeline.rules.layout import LabelHit, TextLine, below_lines, overlaps_box,
 from pipeline.schema import AMOUNT_FIELDS
 
 
-
 @dataclass
 class Cand:
     """A candidate value for a field: its score, source line and reading order."""
@@ -98,7 +97,7 @@ def choose_amounts(cands: dict[str, list[Cand]], lines: list[TextLine]) -> dict[
     consistent = False
     for total in totals:
         for combo in itertools.product(*options.values()):
-            chosen = dict(zip(options.keys(), combo))
+            chosen = dict(zip(options.keys(), combo, strict=True))
             chosen["total_amount"] = total
             bonus = _arithmetic_bonus(chosen)
             # Label quality decides between readings; arithmetic decides which fields to keep.

@@ -13,7 +13,13 @@ from pipeline.parsers import detect_currency, find_dates
 from pipeline.rules.country import currency_from_country
 from pipeline.rules.labels import ID_TOKEN_RE, PHONE_RE
 from pipeline.rules.layout import (
-    TextLine, below_lines, in_sentence, labelled_values, position_penalty, section_starts, value_text,
+    TextLine,
+    below_lines,
+    in_sentence,
+    labelled_values,
+    position_penalty,
+    section_starts,
+    value_text,
 )
 
 
@@ -56,7 +62,7 @@ def find_date_fields(lines: list[TextLine]) -> dict[str, tuple[str, TextLine]]:
         for label in line.labels:
             if label.kind not in ("invoice_date", "due_date", "other_date"):
                 continue
-            for rank, (text, src, offset) in enumerate(value_text(lines, line, label)):
+            for text, src, offset in value_text(lines, line, label):
                 dates = [d for d in src.dates if d.start >= offset and d.start < offset + len(text)]
                 if not dates:
                     continue

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-
-
 # (kind, weight, pattern). Kinds are schema fields or helpers: "rounding", "ignore" (a label
 # whose value must not be taken by a neighbour: quantities, cash tendered, ids of other
 # things), "other_date", "customer", "vendor", "customer_tax_id". Longer matches win over
@@ -71,8 +69,8 @@ LABELS: list[tuple[str, float, str]] = [
                           rf"|rechnungsdatum|belegdatum|datum{S}der{S}rechnung|factuur{S}?datum|date{S}de{S}(?:la{S})?facture"
                           rf"|fecha{S}de{S}(?:factura|emisi[oó]n)|data{S}fattura|开票日期|发票日期|วันที่ออกใบกำกับ"
                           rf"|tarikh{S}invois"),
-    ("invoice_date", 2.0, rf"(?<![a-z])(?:date|datum|fecha|data|tarikh|dale|dated)(?![a-z])|日\s*期|วันที่|(?<![a-z])vom(?![a-z])"
-                          rf"|(?<=\d)\s+du(?![a-z])"),
+    ("invoice_date", 2.0, r"(?<![a-z])(?:date|datum|fecha|data|tarikh|dale|dated)(?![a-z])|日\s*期|วันที่|(?<![a-z])vom(?![a-z])"
+                          r"|(?<=\d)\s+du(?![a-z])"),
     ("due_date", 3.0, rf"due{S}date|date{S}due|payment{S}due|pay{S}by|due(?:{S}on)?(?![a-z])|f[äa]lligkeitsdatum|f[äa]llig{S}am"
                       rf"|f[äa]lligkeit(?![a-z])"
                       rf"|zahlungsziel|zahlbar{S}bis|vervaldatum|vervaldag|date{S}d.[ée]ch[ée]ance|[ée]ch[ée]ance"

@@ -12,7 +12,6 @@ from decimal import Decimal
 from pipeline.money import agree
 from pipeline.rules.layout import TextLine
 
-
 _COLS = {
     "description": r"description|desc\.?|item|article|artikel|omschrijving|beschreibung|bezeichnung|d[ée]signation"
                    r"|product(?:\s*title)?|produkt|libell[ée]|descripci[oó]n|concepto|leistung|品\s*名|项\s*目|รายการ",

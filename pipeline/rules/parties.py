@@ -11,18 +11,37 @@ import re
 
 from pipeline.rules.identifiers import is_valid_tax_id
 from pipeline.rules.labels import (
-    COMPANY_RE, COUNTRY_RE, EMAIL_RE, POSTCODE_RE, STREET_WORDS, TITLE_RE, URL_RE, VAT_RE,
+    COMPANY_RE,
+    COUNTRY_RE,
+    EMAIL_RE,
+    POSTCODE_RE,
+    STREET_WORDS,
+    TITLE_RE,
+    URL_RE,
+    VAT_RE,
+)
+from pipeline.rules.layout import (
+    LabelHit,
+    TextLine,
+    block_below,
+    find_labels,
+    labelled_values,
+    region_end,
+    section_starts,
+    split_cells,
+    strip_label_prefix,
 )
 from pipeline.rules.lines import is_table_header
-from pipeline.rules.layout import (
-    LabelHit, TextLine, block_below, find_labels, labelled_values, region_end, section_starts,
-    split_cells, strip_label_prefix,
-)
 from pipeline.rules.vendor import (
-    below_title_penalty, domain_bonus, footer_names, owner_penalty, sentence_penalty, title_y, web_domains,
+    below_title_penalty,
+    domain_bonus,
+    footer_names,
+    owner_penalty,
+    sentence_penalty,
+    title_y,
+    web_domains,
     wrapped_name,
 )
-
 
 # A title glued by OCR ("PAYMENTRECEIPT", "TAXINVOICE"): no part of a name.
 _GLUED_TITLE_RE = re.compile(r"(?<![a-z])[a-z]*(?:invoice|receipt)(?![a-z])", re.I)
