@@ -4,6 +4,7 @@ The OpenAPI document is served at ``/api/docs/openapi.json`` and Swagger UI (bun
 offline) at ``/api/docs``; both are outside ``/api/v1`` and need no key, like the probes
 ``/healthz`` and ``/readyz``. ``/metrics`` is not here: it has its own loopback port (``api.metrics``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -26,9 +27,15 @@ from appliance.settings import Settings
 OPENAPI_URL = "/api/docs/openapi.json"
 
 
-def make_app(db: Database, settings: Settings, *, queue_ready: Callable[[], bool],
-             on_enqueued: Callable[[], Any] = lambda: None, readiness: Readiness | None = None,
-             metrics: Metrics | None = None) -> web.Application:
+def make_app(
+    db: Database,
+    settings: Settings,
+    *,
+    queue_ready: Callable[[], bool],
+    on_enqueued: Callable[[], Any] = lambda: None,
+    readiness: Readiness | None = None,
+    metrics: Metrics | None = None,
+) -> web.Application:
     """The web app. ``queue_ready()`` says whether the pool can take work; ``on_enqueued()`` wakes
     the dispatcher after an upload is accepted. ``readiness`` answers ``/readyz`` (None: one that is
     never attached, so ``/readyz`` says 503); ``metrics`` counts requests (None: a private one)."""
@@ -50,9 +57,16 @@ def make_app(db: Database, settings: Settings, *, queue_ready: Callable[[], bool
         swagger_path="/api/docs",
         openapi_version="3.0.3",
         in_place=True,
-        components={"securitySchemes": {"api-key": {
-            "type": "apiKey", "in": "header", "name": "Authorization",
-            "description": "Tenant API key as `Bearer <API_KEY>` (spec section 5)"}}},
+        components={
+            "securitySchemes": {
+                "api-key": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "Authorization",
+                    "description": "Tenant API key as `Bearer <API_KEY>` (spec section 5)",
+                }
+            }
+        },
     )
     app.add_routes(webhooks.routes)  # after the spec is built: Stripe's contract, not the tenant API
     app.add_routes(health.routes)  # probes for operators, not the tenant API either

@@ -1,5 +1,6 @@
 """API key authentication (spec section 5): ``Authorization: Bearer <key>`` on every ``/api/v1``
 request; the key's tenant is put on the request as ``request[TENANT]``."""
+
 from __future__ import annotations
 
 from aiohttp import web
@@ -15,7 +16,7 @@ def bearer_key(header: str | None) -> str | None:
     """The key of an ``Authorization`` header; None without the required ``Bearer `` prefix."""
     if not header or not header.startswith("Bearer "):
         return None
-    key = header[len("Bearer "):].strip()
+    key = header[len("Bearer ") :].strip()
     return key or None
 
 

@@ -1,4 +1,5 @@
 """Shared OpenAPI fragments: the security requirement and the error responses of section 7."""
+
 from __future__ import annotations
 
 from api.schemas import ErrorSchema
@@ -21,5 +22,4 @@ def errors(*codes: int, **overrides: str) -> dict:
 
     ``overrides`` replace a description: ``errors(503, d503="...")``.
     """
-    return {code: {"schema": ErrorSchema, "description": overrides.get(f"d{code}", ERROR_TEXT[code])}
-            for code in codes}
+    return {code: {"schema": ErrorSchema, "description": overrides.get(f"d{code}", ERROR_TEXT[code])} for code in codes}

@@ -1,5 +1,6 @@
 """The spec's error body (section 7) and the one middleware that makes every error into it
 (STYLE.md 1): our exceptions, aiohttp's own, and unknown ones (500, traceback logged, nothing leaked)."""
+
 from __future__ import annotations
 
 import logging

@@ -1,4 +1,5 @@
 """Typed keys of the things the web app holds (aiohttp ``AppKey``)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -2,6 +2,7 @@
 serves ``GET /metrics`` (Prometheus text format) on its own port, bound to 127.0.0.1 so that only
 this host (a local Prometheus or node agent) can read it. What is measured lives in
 ``appliance.metrics``; this module only counts requests and renders."""
+
 from __future__ import annotations
 
 import time
@@ -36,8 +37,7 @@ async def metrics_middleware(request: web.Request, handler):
         status = exc.status
         raise
     finally:
-        request.app[METRICS].http_request(request.method, route_label(request), status,
-                                          time.perf_counter() - started)
+        request.app[METRICS].http_request(request.method, route_label(request), status, time.perf_counter() - started)
 
 
 def make_metrics_app(metrics: Metrics) -> web.Application:

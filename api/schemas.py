@@ -3,6 +3,7 @@
 Handlers build plain dicts in ``appliance``; these schemas describe them (and are checked
 against real responses in the tests), they do not transform them.
 """
+
 from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
@@ -17,9 +18,13 @@ class ErrorSchema(Schema):
     """ApiErrorResponse (spec section 7)."""
 
     statusCode = fields.Integer(required=True)
-    message = fields.Raw(required=True, metadata={"description": "string, or array of string",
-                                                  "oneOf": [{"type": "string"},
-                                                            {"type": "array", "items": {"type": "string"}}]})
+    message = fields.Raw(
+        required=True,
+        metadata={
+            "description": "string, or array of string",
+            "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+        },
+    )
     error = fields.String(metadata={"description": "HTTP status name"})
 
 
@@ -127,11 +132,20 @@ class InvoiceSchema(Schema):
     validationErrors = fields.List(fields.String(), required=True)
     processingError = fields.String(allow_none=True, required=True)
     isDuplicate = fields.Boolean(required=True)
-    duplicateOf = fields.UUID(allow_none=True, required=True,
-                              metadata={"description": "The earlier invoice this one duplicates (beyond the spec)"})
-    evidence = fields.Dict(keys=fields.String(), values=fields.Nested(EvidenceSchema), required=True,
-                           metadata={"description": "Per filled field of data (beyond the spec); a human "
-                                                     "correction of line item N (1-based) is under line_items[N].field"})
+    duplicateOf = fields.UUID(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The earlier invoice this one duplicates (beyond the spec)"},
+    )
+    evidence = fields.Dict(
+        keys=fields.String(),
+        values=fields.Nested(EvidenceSchema),
+        required=True,
+        metadata={
+            "description": "Per filled field of data (beyond the spec); a human "
+            "correction of line item N (1-based) is under line_items[N].field"
+        },
+    )
     vendor = fields.Nested(VendorRefSchema, allow_none=True, required=True)
     createdAt = fields.DateTime(required=True)
     updatedAt = fields.DateTime(required=True)
@@ -145,18 +159,28 @@ UPLOAD_BODY = {
                 "type": "object",
                 "required": ["file"],
                 "properties": {
-                    "file": {"type": "string", "format": "binary",
-                             "description": "PDF, JPG, JPEG or PNG (decided by content, not by name)"},
-                    "vendorId": {"type": "string", "format": "uuid",
-                                 "description": "Optional vendor UUID that prefers template extraction"},
+                    "file": {
+                        "type": "string",
+                        "format": "binary",
+                        "description": "PDF, JPG, JPEG or PNG (decided by content, not by name)",
+                    },
+                    "vendorId": {
+                        "type": "string",
+                        "format": "uuid",
+                        "description": "Optional vendor UUID that prefers template extraction",
+                    },
                 },
             }
         }
     },
 }
-VENDOR_QUERY = {"in": "query", "name": "vendorId", "required": False,
-                "schema": {"type": "string", "format": "uuid"},
-                "description": "Optional vendor UUID (may instead be a form field)"}
+VENDOR_QUERY = {
+    "in": "query",
+    "name": "vendorId",
+    "required": False,
+    "schema": {"type": "string", "format": "uuid"},
+    "description": "Optional vendor UUID (may instead be a form field)",
+}
 
 
 class PackageSchema(Schema):

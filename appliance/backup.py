@@ -14,6 +14,7 @@ the configured path), as are ``serve.lock`` and partial uploads.
 Restore refuses while a server holds ``<data_dir>/serve.lock`` and holds that lock itself, so no
 server starts half-way. It rewrites ``files.path`` for the new data dir and migrates.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -95,9 +96,15 @@ def _write_backup(settings: Settings, folder: Path) -> dict:
             files.append({"path": relative, "size": size, "sha256": sha256, "missing": True})
             continue
         files.append({"path": relative, "size": size, "sha256": sha256})
-    manifest = {"format": FORMAT, "created_at": utcnow(), "source_data_dir": str(settings.data_dir),
-                "migrations": applied, "counts": counts, "database_sha256": _sha256(snapshot),
-                "files": files}
+    manifest = {
+        "format": FORMAT,
+        "created_at": utcnow(),
+        "source_data_dir": str(settings.data_dir),
+        "migrations": applied,
+        "counts": counts,
+        "database_sha256": _sha256(snapshot),
+        "files": files,
+    }
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
 
@@ -187,8 +194,7 @@ def _install(settings: Settings, folder: Path, manifest: dict) -> None:
         db = staging / DB_NAME
         shutil.copy2(folder / DB_NAME, db)
         with _connect(db) as conn:
-            conn.execute("UPDATE files SET path = ? || '/' || tenant_id || '/' || id",
-                         (str(settings.files_dir),))
+            conn.execute("UPDATE files SET path = ? || '/' || tenant_id || '/' || id", (str(settings.files_dir),))
         new = staging / "new"
         (new / "files").mkdir(parents=True)
         for entry in manifest["files"]:
@@ -230,8 +236,11 @@ def _connect(path: Path):
 
 def _counts(conn: sqlite3.Connection) -> dict[str, int]:
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    return {name: conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]  # names from COUNTED only
-            for name in COUNTED if name in tables}
+    return {
+        name: conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]  # names from COUNTED only
+        for name in COUNTED
+        if name in tables
+    }
 
 
 def _applied(conn: sqlite3.Connection) -> list[str]:

@@ -1,6 +1,7 @@
 """``appliance extract``: the pipeline without the server, on files and folders, through the same
 pool (so a folder is processed in parallel). This is the operator's batch path and how accuracy
 is measured (``../shared/bench/score.py`` reads its ``--out`` folder)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -53,10 +54,17 @@ async def _one(pool, settings: Settings, item: BatchItem, visual_only: bool) -> 
     media_type = sniff(data[:1024])
     record: dict[str, Any] = {"file": str(item.path)}
     if media_type is None:
-        return {**record, "processingStatus": ProcessingStatus.FAILED, "validationErrors": [], "data": None,
-                "processingError": "Unsupported file type: not a PDF, JPEG or PNG", "seconds": 0.0}
-    ctx = JobContext(str(item.relative), media_type, settings.limits.OCR_MAX_PDF_PAGES,
-                     visual_only=visual_only, name=item.path.name)
+        return {
+            **record,
+            "processingStatus": ProcessingStatus.FAILED,
+            "validationErrors": [],
+            "data": None,
+            "processingError": "Unsupported file type: not a PDF, JPEG or PNG",
+            "seconds": 0.0,
+        }
+    ctx = JobContext(
+        str(item.relative), media_type, settings.limits.OCR_MAX_PDF_PAGES, visual_only=visual_only, name=item.path.name
+    )
     result = await _submit(pool, settings, ctx, data)
     return {
         **record,
@@ -87,19 +95,31 @@ async def _submit(pool, settings: Settings, ctx: JobContext, data: bytes) -> dic
         except TemporaryError as exc:
             attempts += 1
             if attempts >= settings.queue.max_attempts:
-                return {"data": None, "processing_status": ProcessingStatus.FAILED, "validation_errors": [], "timings": {},
-                        "processing_error": f"{exc} (after {attempts} attempts)"}
+                return {
+                    "data": None,
+                    "processing_status": ProcessingStatus.FAILED,
+                    "validation_errors": [],
+                    "timings": {},
+                    "processing_error": f"{exc} (after {attempts} attempts)",
+                }
             await asyncio.sleep(settings.queue.backoff_seconds * 2 ** (attempts - 1))
 
 
-async def run_batch(settings: Settings, items: list[BatchItem], *, visual_only: bool = False,
-                    pool=None) -> AsyncIterator[tuple[BatchItem, dict[str, Any]]]:
+async def run_batch(
+    settings: Settings, items: list[BatchItem], *, visual_only: bool = False, pool=None
+) -> AsyncIterator[tuple[BatchItem, dict[str, Any]]]:
     """Extract every item on the pool, at most ``pool.size`` at once; yields (item, record) as each ends."""
     own_pool = pool is None
     if own_pool:
-        pool = await start_pool(settings.pool.backend, settings.worker_models(), settings.pool.workers,
-                                settings.ocr.concurrency, ray_address=settings.ray.address,
-                                num_cpus=settings.ray.num_cpus, object_store_mb=settings.ray.object_store_mb)
+        pool = await start_pool(
+            settings.pool.backend,
+            settings.worker_models(),
+            settings.pool.workers,
+            settings.ocr.concurrency,
+            ray_address=settings.ray.address,
+            num_cpus=settings.ray.num_cpus,
+            object_store_mb=settings.ray.object_store_mb,
+        )
     limit = asyncio.Semaphore(pool.size)
 
     async def guarded(item: BatchItem):

@@ -7,6 +7,7 @@ only matches a purchase that is not applied yet, so concurrent confirms and webh
 credits once. Stripe is reached with the real ``stripe`` library (``STRIPE_API_BASE`` points it
 elsewhere, for tests and proxies).
 """
+
 from __future__ import annotations
 
 import logging
@@ -50,17 +51,33 @@ async def sync_packages(db: Database, settings: Settings) -> None:
                 "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET credits = excluded.credits, "
                 "price_cents = excluded.price_cents, currency = excluded.currency, active = excluded.active, "
                 "updated_at = excluded.updated_at",
-                (package_id(package.name), package.name, package.credits,
-                 package.credits * credits.price_per_credit_cents, credits.currency, int(package.active), now),
+                (
+                    package_id(package.name),
+                    package.name,
+                    package.credits,
+                    package.credits * credits.price_per_credit_cents,
+                    credits.currency,
+                    int(package.active),
+                    now,
+                ),
             )
 
 
 async def list_packages(db: Database) -> list[dict[str, Any]]:
     """Active packages (spec 2.2), cheapest first."""
-    rows = await db.fetchall("SELECT id, name, credits, price_cents, currency FROM packages WHERE active = 1 "
-                             "ORDER BY price_cents, name")
-    return [{"id": r["id"], "name": r["name"], "credits": r["credits"], "priceCents": r["price_cents"],
-             "currency": r["currency"]} for r in rows]
+    rows = await db.fetchall(
+        "SELECT id, name, credits, price_cents, currency FROM packages WHERE active = 1 ORDER BY price_cents, name"
+    )
+    return [
+        {
+            "id": r["id"],
+            "name": r["name"],
+            "credits": r["credits"],
+            "priceCents": r["price_cents"],
+            "currency": r["currency"],
+        }
+        for r in rows
+    ]
 
 
 def require_string(body: Any, key: str) -> str:
@@ -95,15 +112,22 @@ async def fulfil(db: Database, session: dict[str, Any], via: str, event: tuple[s
         applied = False
         cursor = await conn.execute(
             "UPDATE purchases SET status = 'applied', applied_by = ?, applied_at = ? "
-            "WHERE session_id = ? AND status != 'applied'", (via, utcnow(), session["id"]))
+            "WHERE session_id = ? AND status != 'applied'",
+            (via, utcnow(), session["id"]),
+        )
         if cursor.rowcount == 1:
-            await ledger.post(conn, purchase["tenant_id"], purchase["credits"], "purchase",
-                              note=f"stripe {session['id']} via {via}")
+            await ledger.post(
+                conn, purchase["tenant_id"], purchase["credits"], "purchase", note=f"stripe {session['id']} via {via}"
+            )
             applied = True
         if event is not None:
-            await conn.execute("INSERT INTO stripe_events (id, type, outcome, received_at) VALUES (?, ?, ?, ?)",
-                               (event[0], event[1], "applied" if applied else "already applied", utcnow()))
-        balance = (await fetchone(conn, "SELECT balance FROM tenants WHERE id = ?", (purchase["tenant_id"],)))["balance"]
+            await conn.execute(
+                "INSERT INTO stripe_events (id, type, outcome, received_at) VALUES (?, ?, ?, ?)",
+                (event[0], event[1], "applied" if applied else "already applied", utcnow()),
+            )
+        balance = (await fetchone(conn, "SELECT balance FROM tenants WHERE id = ?", (purchase["tenant_id"],)))[
+            "balance"
+        ]
     if applied:
         log.info("purchase %s: %d credits applied via %s", session["id"], purchase["credits"], via)
     return Fulfilment(applied, purchase["credits"], balance)
@@ -117,8 +141,17 @@ async def _adopt_session(conn, session_id: str, metadata: dict[str, Any]):
     await conn.execute(
         "INSERT INTO purchases (id, tenant_id, package_id, session_id, credits, price_cents, currency, status, "
         "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?)",
-        (str(uuid.uuid4()), tenant["id"], package["id"], session_id, package["credits"], package["price_cents"],
-         package["currency"], utcnow()))
+        (
+            str(uuid.uuid4()),
+            tenant["id"],
+            package["id"],
+            session_id,
+            package["credits"],
+            package["price_cents"],
+            package["currency"],
+            utcnow(),
+        ),
+    )
     return await fetchone(conn, "SELECT * FROM purchases WHERE session_id = ?", (session_id,))
 
 
@@ -127,7 +160,8 @@ async def record_event(db: Database, event_id: str, event_type: str, outcome: st
     async with db.transaction() as conn:
         cursor = await conn.execute(
             "INSERT OR IGNORE INTO stripe_events (id, type, outcome, received_at) VALUES (?, ?, ?, ?)",
-            (event_id, event_type, outcome, utcnow()))
+            (event_id, event_type, outcome, utcnow()),
+        )
         return cursor.rowcount == 1
 
 
@@ -157,8 +191,10 @@ class Billing:
 
             stripe_settings = self.settings.stripe
             self._http = stripe.AIOHTTPClient(timeout=stripe_settings.timeout_seconds)
-            options: dict[str, Any] = {"http_client": self._http,
-                                       "max_network_retries": stripe_settings.max_network_retries}
+            options: dict[str, Any] = {
+                "http_client": self._http,
+                "max_network_retries": stripe_settings.max_network_retries,
+            }
             if stripe_settings.api_base:
                 options["base_addresses"] = {"api": stripe_settings.api_base.rstrip("/")}
             self._client = stripe.StripeClient(stripe_settings.secret_key, **options)
@@ -187,9 +223,16 @@ class Billing:
         stripe_settings = self.settings.stripe
         params = {
             "mode": "payment",
-            "line_items": [{"quantity": 1, "price_data": {
-                "currency": package["currency"], "unit_amount": package["price_cents"],
-                "product_data": {"name": f"{package['name']} ({package['credits']} credits)"}}}],
+            "line_items": [
+                {
+                    "quantity": 1,
+                    "price_data": {
+                        "currency": package["currency"],
+                        "unit_amount": package["price_cents"],
+                        "product_data": {"name": f"{package['name']} ({package['credits']} credits)"},
+                    },
+                }
+            ],
             "success_url": stripe_settings.success_url,
             "cancel_url": stripe_settings.cancel_url,
             "client_reference_id": tenant_id,
@@ -200,8 +243,17 @@ class Billing:
             await conn.execute(
                 "INSERT INTO purchases (id, tenant_id, package_id, session_id, credits, price_cents, currency, "
                 "status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?)",
-                (str(uuid.uuid4()), tenant_id, package["id"], session.id, package["credits"], package["price_cents"],
-                 package["currency"], utcnow()))
+                (
+                    str(uuid.uuid4()),
+                    tenant_id,
+                    package["id"],
+                    session.id,
+                    package["credits"],
+                    package["price_cents"],
+                    package["currency"],
+                    utcnow(),
+                ),
+            )
         return {"url": session.url, "sessionId": session.id}
 
     async def confirm(self, tenant_id: str, session_id: str) -> dict[str, Any]:
@@ -227,8 +279,12 @@ class Billing:
         if data.get("payment_status") != "paid":
             raise BadRequest("Payment not completed yet: pay at the checkout url, then confirm again")
         result = await fulfil(self.db, data, via="confirm")
-        return {"applied": result.applied, "credits": result.credits, "balance": result.balance,
-                "creditCostPerInvoice": self.settings.credits.cost_per_invoice}
+        return {
+            "applied": result.applied,
+            "credits": result.credits,
+            "balance": result.balance,
+            "creditCostPerInvoice": self.settings.credits.cost_per_invoice,
+        }
 
     async def _call(self, method, *args, **kwargs):
         import stripe
@@ -239,12 +295,15 @@ class Billing:
             raise
         except (stripe.APIConnectionError, TimeoutError) as exc:
             log.warning("Stripe unreachable: %s", type(exc).__name__)
-            raise PaymentProcessorUnavailable("The payment processor cannot be reached; nothing was applied, "
-                                              "retry later", headers={"Retry-After": "30"}) from exc
+            raise PaymentProcessorUnavailable(
+                "The payment processor cannot be reached; nothing was applied, retry later",
+                headers={"Retry-After": "30"},
+            ) from exc
         except stripe.StripeError as exc:
             log.warning("Stripe error %s: %s", getattr(exc, "http_status", None), type(exc).__name__)
-            raise PaymentProcessorError("The payment processor answered with an error; nothing was applied, "
-                                        "retry later") from exc
+            raise PaymentProcessorError(
+                "The payment processor answered with an error; nothing was applied, retry later"
+            ) from exc
 
     async def webhook(self, payload: bytes, signature: str | None) -> dict[str, Any]:
         """Handle ``POST /webhooks/stripe``: verify the signature (tolerance 300 s), fulfil paid

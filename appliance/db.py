@@ -4,6 +4,7 @@ All writes of a process go through one connection, serialised by a lock, each in
 ``BEGIN IMMEDIATE`` so that other processes (the CLI) wait on SQLite's busy timeout instead of
 failing. Rows come back as ``sqlite3.Row``.
 """
+
 from __future__ import annotations
 
 import asyncio

@@ -1,5 +1,6 @@
 """One tree of exceptions (STYLE.md 2): each knows its HTTP status and CLI exit code, and its
 message tells the caller what to do next. The core raises; only the edges convert."""
+
 from __future__ import annotations
 
 

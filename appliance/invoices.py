@@ -5,6 +5,7 @@ transaction: invoice row, file row, ledger debit and job row; a 202 means all fo
 When the queue is unavailable the debit is refunded in the same transaction (spec 3.1 rule 4)
 and no job is written; the slot stays attachable.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -60,16 +61,24 @@ async def check_vendor(db: Database, tenant_id: str, vendor_id: str | None) -> s
     if vendor_id is None or vendor_id == "":
         return None
     canonical = parse_uuid(vendor_id)
-    if canonical is None or await db.fetchone(
-        "SELECT 1 FROM vendors WHERE id = ? AND tenant_id = ?", (canonical, tenant_id)
-    ) is None:
+    if (
+        canonical is None
+        or await db.fetchone("SELECT 1 FROM vendors WHERE id = ? AND tenant_id = ?", (canonical, tenant_id)) is None
+    ):
         raise NotFound("Vendor not found: vendorId must be the UUID of one of your vendors")
     return canonical
 
 
-async def accept_upload(db: Database, settings: Settings, tenant_id: str, upload: StoredUpload, *,
-                        invoice_id: str | None, vendor_id: str | None,
-                        queue_ready: Callable[[], bool]) -> dict[str, Any]:
+async def accept_upload(
+    db: Database,
+    settings: Settings,
+    tenant_id: str,
+    upload: StoredUpload,
+    *,
+    invoice_id: str | None,
+    vendor_id: str | None,
+    queue_ready: Callable[[], bool],
+) -> dict[str, Any]:
     """Record an upload and debit it; returns the upload-accepted body (spec 2.7).
 
     ``invoice_id`` None creates the invoice (one-step upload). Raises InsufficientCredits (402),
@@ -90,14 +99,18 @@ async def accept_upload(db: Database, settings: Settings, tenant_id: str, upload
             )
         else:
             row = await fetchone(
-                conn, "SELECT (SELECT id FROM files WHERE invoice_id = i.id) AS file_id FROM invoices i "
-                "WHERE i.id = ? AND i.tenant_id = ?", (invoice_id, tenant_id))
+                conn,
+                "SELECT (SELECT id FROM files WHERE invoice_id = i.id) AS file_id FROM invoices i "
+                "WHERE i.id = ? AND i.tenant_id = ?",
+                (invoice_id, tenant_id),
+            )
             if row is None:
                 raise NotFound("Invoice slot not found")
             if row["file_id"] is not None:
                 raise AlreadyAttached("A file is already attached to this invoice")
-            await conn.execute("UPDATE invoices SET vendor_id = ?, updated_at = ? WHERE id = ?",
-                               (vendor_id, now, invoice_id))
+            await conn.execute(
+                "UPDATE invoices SET vendor_id = ?, updated_at = ? WHERE id = ?", (vendor_id, now, invoice_id)
+            )
         await ledger.post(conn, tenant_id, -cost, "upload_debit", invoice_id=invoice_id)
         if not queue_ready() or await jobs.depth(conn) >= settings.queue.max_depth:
             await ledger.post(conn, tenant_id, cost, "queue_refund", invoice_id=invoice_id)
@@ -109,8 +122,17 @@ async def accept_upload(db: Database, settings: Settings, tenant_id: str, upload
             await conn.execute(
                 "INSERT INTO files (id, tenant_id, invoice_id, path, size, sha256, media_type, original_name, "
                 "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (upload.file_id, tenant_id, invoice_id, str(upload.final_path), upload.size, upload.sha256,
-                 upload.media_type, upload.original_name, now),
+                (
+                    upload.file_id,
+                    tenant_id,
+                    invoice_id,
+                    str(upload.final_path),
+                    upload.size,
+                    upload.sha256,
+                    upload.media_type,
+                    upload.original_name,
+                    now,
+                ),
             )
             await jobs.enqueue(conn, invoice_id, tenant_id)
             upload.place()
@@ -125,9 +147,14 @@ async def invoice_summary(db: Database, invoice_id: str) -> dict[str, Any]:
     """The invoice summary of spec 2.6."""
     row = await db.fetchone("SELECT * FROM invoices WHERE id = ?", (invoice_id,))
     return {
-        "id": row["id"], "status": row["status"], "processingStatus": row["processing_status"],
-        "tenantId": row["tenant_id"], "vendorId": row["vendor_id"], "invoiceNumber": row["invoice_number"],
-        "createdAt": row["created_at"], "updatedAt": row["updated_at"],
+        "id": row["id"],
+        "status": row["status"],
+        "processingStatus": row["processing_status"],
+        "tenantId": row["tenant_id"],
+        "vendorId": row["vendor_id"],
+        "invoiceNumber": row["invoice_number"],
+        "createdAt": row["created_at"],
+        "updatedAt": row["updated_at"],
     }
 
 
@@ -142,7 +169,9 @@ async def get_invoice(db: Database, invoice_id: str, tenant_id: str | None, *, o
     if canonical:
         row = await db.fetchone(
             "SELECT i.*, v.name AS vendor_name FROM invoices i LEFT JOIN vendors v ON v.id = i.vendor_id "
-            "WHERE i.id = ?", (canonical,))
+            "WHERE i.id = ?",
+            (canonical,),
+        )
     if row is None or (tenant_id is not None and row["tenant_id"] != tenant_id):
         raise NotFound("Invoice not found")
     ready = row["processing_status"] in READY_STATES
@@ -165,8 +194,12 @@ async def get_invoice(db: Database, invoice_id: str, tenant_id: str | None, *, o
         "updatedAt": row["updated_at"],
     }
     if operator:
-        body.update(tenantId=row["tenant_id"], extractionTier=row["extraction_tier"],
-                    extractionProvider=row["extraction_provider"], routingReason=row["routing_reason"])
+        body.update(
+            tenantId=row["tenant_id"],
+            extractionTier=row["extraction_tier"],
+            extractionProvider=row["extraction_provider"],
+            routingReason=row["routing_reason"],
+        )
     await review.overlay(db, body, history=operator)  # human corrections on top (spec 1.3)
     return body
 
@@ -183,8 +216,13 @@ async def record_result(db: Database, job_id: str, invoice_id: str, result: dict
     failed = data is None or result["processing_status"] == ProcessingStatus.FAILED
     async with db.transaction() as conn:
         resolved = await resolve(conn, invoice_id, data, result.get("vendor_id")) if not failed else Resolution()
-        status = (InvoiceStatus.PENDING if failed else
-                  InvoiceStatus.DUPLICATE if resolved.duplicate_of else InvoiceStatus.EXTRACTED)
+        status = (
+            InvoiceStatus.PENDING
+            if failed
+            else InvoiceStatus.DUPLICATE
+            if resolved.duplicate_of
+            else InvoiceStatus.EXTRACTED
+        )
         status = await review.status_after_extraction(conn, invoice_id, status)  # human review outlives a reprocess
         await conn.execute(
             "UPDATE invoices SET status = ?, processing_status = ?, data_json = ?, invoice_number = ?, "
@@ -192,12 +230,26 @@ async def record_result(db: Database, job_id: str, invoice_id: str, result: dict
             "extraction_tier = ?, extraction_provider = ?, routing_reason = ?, evidence_json = ?, "
             "vendor_id = COALESCE(vendor_id, ?), direction = ?, is_duplicate = ?, duplicate_of = ?, updated_at = ? "
             "WHERE id = ?",
-            (status, result["processing_status"], json.dumps(data) if data is not None else None,
-             (data or {}).get("invoice_number"), (data or {}).get("total_amount"), result.get("ocr_confidence"),
-             json.dumps(result.get("validation_errors") or []), result.get("processing_error"),
-             result.get("extraction_tier"), result.get("extraction_provider"), result.get("routing_reason"),
-             json.dumps(result.get("evidence") or {}), resolved.vendor_id, resolved.direction,
-             int(resolved.duplicate_of is not None), resolved.duplicate_of, utcnow(), invoice_id),
+            (
+                status,
+                result["processing_status"],
+                json.dumps(data) if data is not None else None,
+                (data or {}).get("invoice_number"),
+                (data or {}).get("total_amount"),
+                result.get("ocr_confidence"),
+                json.dumps(result.get("validation_errors") or []),
+                result.get("processing_error"),
+                result.get("extraction_tier"),
+                result.get("extraction_provider"),
+                result.get("routing_reason"),
+                json.dumps(result.get("evidence") or {}),
+                resolved.vendor_id,
+                resolved.direction,
+                int(resolved.duplicate_of is not None),
+                resolved.duplicate_of,
+                utcnow(),
+                invoice_id,
+            ),
         )
         await jobs.finish(conn, job_id, result.get("processing_error"))
 
@@ -221,27 +273,45 @@ async def resolve(conn, invoice_id: str, data: dict[str, Any], template_vendor: 
     - duplicate: an earlier invoice of the tenant with the same file (SHA-256), or with the same
       vendor and invoice number (and the same total when both have one).
     """
-    invoice = await fetchone(conn, "SELECT i.tenant_id, i.vendor_id, i.created_at, f.sha256, t.company_name, "
-                             "t.tax_id FROM invoices i JOIN tenants t ON t.id = i.tenant_id "
-                             "LEFT JOIN files f ON f.invoice_id = i.id WHERE i.id = ?", (invoice_id,))
+    invoice = await fetchone(
+        conn,
+        "SELECT i.tenant_id, i.vendor_id, i.created_at, f.sha256, t.company_name, "
+        "t.tax_id FROM invoices i JOIN tenants t ON t.id = i.tenant_id "
+        "LEFT JOIN files f ON f.invoice_id = i.id WHERE i.id = ?",
+        (invoice_id,),
+    )
     tenant_id = invoice["tenant_id"]
     direction = "receivable" if _issued_by_tenant(data, invoice["company_name"], invoice["tax_id"]) else "payable"
     vendor_id = invoice["vendor_id"] or template_vendor
     if vendor_id is None and direction == "payable":
         vendor_id = await vendors.match_or_create(conn, tenant_id, data)
     duplicate = await fetchone(
-        conn, "SELECT i.id FROM invoices i JOIN files f ON f.invoice_id = i.id WHERE i.tenant_id = ? AND "
+        conn,
+        "SELECT i.id FROM invoices i JOIN files f ON f.invoice_id = i.id WHERE i.tenant_id = ? AND "
         "f.sha256 = ? AND i.id != ? AND i.created_at <= ? ORDER BY i.created_at LIMIT 1",
-        (tenant_id, invoice["sha256"], invoice_id, invoice["created_at"]))
+        (tenant_id, invoice["sha256"], invoice_id, invoice["created_at"]),
+    )
     number = data.get("invoice_number")
     if duplicate is None and vendor_id and number:
         total = data.get("total_amount")
         duplicate = await fetchone(  # the same total: equal to the cent (pipeline.money.same_amount)
-            conn, "SELECT id FROM invoices WHERE tenant_id = ? AND vendor_id = ? AND id != ? AND "
+            conn,
+            "SELECT id FROM invoices WHERE tenant_id = ? AND vendor_id = ? AND id != ? AND "
             "lower(invoice_number) = lower(?) AND created_at <= ? AND processing_status IN (?, ?) "
             "AND (? IS NULL OR total_amount IS NULL OR abs(total_amount - ?) < ?) ORDER BY created_at LIMIT 1",
-            (tenant_id, vendor_id, invoice_id, number, invoice["created_at"], ProcessingStatus.COMPLETED,
-             ProcessingStatus.NEEDS_REVIEW, total, total, float(CENT / 2)))
+            (
+                tenant_id,
+                vendor_id,
+                invoice_id,
+                number,
+                invoice["created_at"],
+                ProcessingStatus.COMPLETED,
+                ProcessingStatus.NEEDS_REVIEW,
+                total,
+                total,
+                float(CENT / 2),
+            ),
+        )
     return Resolution(vendor_id, direction, duplicate["id"] if duplicate else None)
 
 

@@ -3,14 +3,16 @@ running sum, kept in the same transaction, and SQLite's CHECK keeps it from goin
 
 Reasons: ``upload_debit``, ``queue_refund`` (spec 3.1 rule 4), ``operator_grant``, ``purchase``.
 """
+
 from __future__ import annotations
 
 from appliance.db import Database, fetchone, utcnow
 from appliance.errors import BadRequest, InsufficientCredits, NotFound
 
 
-async def post(conn, tenant_id: str, delta: int, reason: str, *, invoice_id: str | None = None,
-               note: str | None = None) -> int:
+async def post(
+    conn, tenant_id: str, delta: int, reason: str, *, invoice_id: str | None = None, note: str | None = None
+) -> int:
     """Write one ledger row and move the balance by ``delta`` credits; returns the new balance.
 
     Must run inside a transaction. Raises InsufficientCredits when the balance would go below 0.

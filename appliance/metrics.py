@@ -12,6 +12,7 @@ one process; the global default registry would refuse the second set of names). 
 
 Imports neither ``api`` nor aiohttp; the middleware and the listener live in ``api.metrics``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -54,23 +55,45 @@ class Metrics:
         self.snapshot = Snapshot()
         self.registry = CollectorRegistry()
         registry = self.registry
-        self.http_requests = Counter("appliance_http_requests", "HTTP requests answered, by route and status",
-                                     ["method", "route", "status"], registry=registry)
-        self.http_seconds = Histogram("appliance_http_request_duration_seconds",
-                                      "Time to answer an HTTP request, in seconds", ["method", "route"],
-                                      registry=registry)
-        self.stage_seconds = Histogram("appliance_stage_duration_seconds",
-                                       "Pipeline stage latency in seconds (text, ocr, einvoice, rules, llm)",
-                                       ["stage"], buckets=STAGE_BUCKETS, registry=registry)
-        self.jobs_finished = Counter("appliance_jobs_finished", "Jobs whose result was written, by result",
-                                     ["processing_status"], registry=registry)
-        self.retries = Counter("appliance_job_retries", "Jobs put back in the queue, by reason (busy, error)",
-                               ["reason"], registry=registry)
-        self.ocr_busy_rejections = Counter("appliance_ocr_busy_rejections",
-                                           "Documents refused by a busy OCR stage (ocr.concurrency in use)",
-                                           registry=registry)
-        self.webhooks = Counter("appliance_webhook_events", "Stripe webhook deliveries, by outcome",
-                                ["outcome"], registry=registry)
+        self.http_requests = Counter(
+            "appliance_http_requests",
+            "HTTP requests answered, by route and status",
+            ["method", "route", "status"],
+            registry=registry,
+        )
+        self.http_seconds = Histogram(
+            "appliance_http_request_duration_seconds",
+            "Time to answer an HTTP request, in seconds",
+            ["method", "route"],
+            registry=registry,
+        )
+        self.stage_seconds = Histogram(
+            "appliance_stage_duration_seconds",
+            "Pipeline stage latency in seconds (text, ocr, einvoice, rules, llm)",
+            ["stage"],
+            buckets=STAGE_BUCKETS,
+            registry=registry,
+        )
+        self.jobs_finished = Counter(
+            "appliance_jobs_finished",
+            "Jobs whose result was written, by result",
+            ["processing_status"],
+            registry=registry,
+        )
+        self.retries = Counter(
+            "appliance_job_retries",
+            "Jobs put back in the queue, by reason (busy, error)",
+            ["reason"],
+            registry=registry,
+        )
+        self.ocr_busy_rejections = Counter(
+            "appliance_ocr_busy_rejections",
+            "Documents refused by a busy OCR stage (ocr.concurrency in use)",
+            registry=registry,
+        )
+        self.webhooks = Counter(
+            "appliance_webhook_events", "Stripe webhook deliveries, by outcome", ["outcome"], registry=registry
+        )
         registry.register(_SnapshotCollector(self))
 
     # -- fed as things happen
@@ -121,13 +144,15 @@ class Metrics:
         states = "', '".join(JOB_STATES)
         rows = await self.db.fetchall(
             f"SELECT state, COUNT(*) AS n, MIN(created_at) AS oldest FROM jobs WHERE state IN ('{states}') "
-            "GROUP BY state")
+            "GROUP BY state"
+        )
         snap.jobs = {state: 0 for state in JOB_STATES} | {r["state"]: r["n"] for r in rows}
         oldest = [_epoch(r["oldest"]) for r in rows if r["oldest"]]
         snap.oldest_job_seconds = max(0.0, time.time() - min(oldest)) if oldest else 0.0
         rows = await self.db.fetchall(
             f"SELECT i.processing_status AS status, COUNT(*) AS n FROM jobs j JOIN invoices i ON i.id = j.invoice_id "
-            f"WHERE j.state IN ('{states}') GROUP BY i.processing_status")
+            f"WHERE j.state IN ('{states}') GROUP BY i.processing_status"
+        )
         snap.invoices = {status.value: 0 for status in BUSY_STATES} | {r["status"]: r["n"] for r in rows}
         await self._read_ledger(snap)
 
@@ -140,7 +165,9 @@ class Metrics:
         reasons = "', '".join(LEDGER_REASONS)
         rows = await self.db.fetchall(
             f"SELECT reason, SUM(delta) AS total FROM ledger WHERE id > ? AND id <= ? AND reason IN ('{reasons}') "
-            "GROUP BY reason", (snap.ledger_id, top))
+            "GROUP BY reason",
+            (snap.ledger_id, top),
+        )
         for row in rows:
             snap.credits[row["reason"]] += abs(row["total"])
         snap.ledger_id = top
@@ -163,25 +190,30 @@ class _SnapshotCollector:
         snap = self.metrics.snapshot
         if self.metrics.db is None:
             return
-        yield GaugeMetricFamily("appliance_database_up", "1 when the last scrape could read SQLite",
-                                value=int(snap.database_up))
-        jobs = GaugeMetricFamily("appliance_queue_jobs", "Unfinished jobs in the queue, by job state",
-                                 labels=["state"])
+        yield GaugeMetricFamily(
+            "appliance_database_up", "1 when the last scrape could read SQLite", value=int(snap.database_up)
+        )
+        jobs = GaugeMetricFamily("appliance_queue_jobs", "Unfinished jobs in the queue, by job state", labels=["state"])
         for state, count in sorted(snap.jobs.items()):
             jobs.add_metric([state], count)
         yield jobs
-        invoices = GaugeMetricFamily("appliance_queue_invoices",
-                                     "Invoices with an unfinished job, by processing status",
-                                     labels=["processing_status"])
+        invoices = GaugeMetricFamily(
+            "appliance_queue_invoices",
+            "Invoices with an unfinished job, by processing status",
+            labels=["processing_status"],
+        )
         for status, count in sorted(snap.invoices.items()):
             invoices.add_metric([status], count)
         yield invoices
-        yield GaugeMetricFamily("appliance_queue_oldest_job_age_seconds",
-                                "Age of the oldest unfinished (queued or leased) job in seconds; 0 when none",
-                                value=snap.oldest_job_seconds)
+        yield GaugeMetricFamily(
+            "appliance_queue_oldest_job_age_seconds",
+            "Age of the oldest unfinished (queued or leased) job in seconds; 0 when none",
+            value=snap.oldest_job_seconds,
+        )
         for reason, word in LEDGER_REASONS.items():
-            yield CounterMetricFamily(f"appliance_credits_{word}", f"Credits {word} (ledger reason {reason})",
-                                      value=snap.credits[reason])
+            yield CounterMetricFamily(
+                f"appliance_credits_{word}", f"Credits {word} (ledger reason {reason})", value=snap.credits[reason]
+            )
 
 
 def _epoch(stamp: str) -> float:

@@ -1,5 +1,6 @@
 """Named schema steps (STYLE.md 8): applied in order by ``appliance init`` and before serving;
 a step is never edited once shipped, only followed by a new one."""
+
 from __future__ import annotations
 
 from sqlite_utils import Database

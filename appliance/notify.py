@@ -4,6 +4,7 @@ The datagram protocol is sd_notify(3); the ``sdnotify`` package sends it. Everyt
 no-op when ``NOTIFY_SOCKET`` is unset (a terminal, the tests, ``scripts/run``), so the server
 calls it unconditionally.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -59,8 +60,7 @@ def _one_line(text: str) -> str:
 
 async def status_line(db: Database) -> str:
     """``queue: N queued, M in flight`` from the jobs table (in flight = leased by a worker)."""
-    row = await db.fetchone(
-        "SELECT SUM(state = 'queued') AS queued, SUM(state = 'leased') AS leased FROM jobs")
+    row = await db.fetchone("SELECT SUM(state = 'queued') AS queued, SUM(state = 'leased') AS leased FROM jobs")
     queued, leased = (row["queued"] or 0, row["leased"] or 0) if row else (0, 0)
     return f"serving; queue: {queued} queued, {leased} in flight"
 

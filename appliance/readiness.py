@@ -7,6 +7,7 @@ uploads answer 503 "Extraction queue unavailable" and ``/readyz`` names what is 
 
 Imports nothing of ``api`` and no model or Ray library: the pool and the dispatcher are handed in.
 """
+
 from __future__ import annotations
 
 import asyncio

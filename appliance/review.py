@@ -15,6 +15,7 @@ Status (spec 3.2, decided here since the spec leaves it open):
   a human decision is kept, and ``reviewed`` is kept while corrections exist
   (``status_after_extraction``): the data shown is still the human's.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,9 @@ from pipeline.schema import BUSY_STATES, HEADER_FIELDS, InvoiceStatus, Source
 DECISIONS = (InvoiceStatus.APPROVED, InvoiceStatus.REJECTED)
 
 
-async def correct(db: Database, invoice_id: str, fields: list[str], lines: list[tuple[int, str]],
-                  by: str) -> list[dict[str, Any]]:
+async def correct(
+    db: Database, invoice_id: str, fields: list[str], lines: list[tuple[int, str]], by: str
+) -> list[dict[str, Any]]:
     """Store corrections of an invoice: ``fields`` are ``"field=value"`` of header fields,
     ``lines`` are ``(N, "field=value")`` for line N (1-based) of ``line_items``.
 
@@ -56,11 +58,14 @@ async def correct(db: Database, invoice_id: str, fields: list[str], lines: list[
             await conn.execute(
                 "INSERT INTO corrections (invoice_id, line_index, field, old_value_json, new_value_json, "
                 "corrected_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (canonical, line, field, json.dumps(old), json.dumps(value), by, now))
+                (canonical, line, field, json.dumps(old), json.dumps(value), by, now),
+            )
             changes.append({"field": field, "line": line, "old": old, "new": value})
         await conn.execute(
             "UPDATE invoices SET status = ?, review_decision = NULL, decided_by = NULL, "
-            "decided_at = NULL, updated_at = ? WHERE id = ?", (InvoiceStatus.REVIEWED, now, canonical))
+            "decided_at = NULL, updated_at = ? WHERE id = ?",
+            (InvoiceStatus.REVIEWED, now, canonical),
+        )
     return changes
 
 
@@ -75,7 +80,9 @@ async def decide(db: Database, invoice_id: str, decision: str, by: str) -> None:
         now = utcnow()
         await conn.execute(
             "UPDATE invoices SET status = ?, review_decision = ?, decided_by = ?, decided_at = ?, updated_at = ? "
-            "WHERE id = ?", (decision, decision, by, now, now, canonical))
+            "WHERE id = ?",
+            (decision, decision, by, now, now, canonical),
+        )
 
 
 async def status_after_extraction(conn, invoice_id: str, extracted: str) -> str:
@@ -83,8 +90,11 @@ async def status_after_extraction(conn, invoice_id: str, extracted: str) -> str:
     (``extracted``, ``duplicate`` or ``pending``): a human decision wins, then ``reviewed``
     while corrections exist. Runs inside the caller's transaction."""
     row = await fetchone(
-        conn, "SELECT review_decision, EXISTS (SELECT 1 FROM corrections WHERE invoice_id = ?) AS corrected "
-        "FROM invoices WHERE id = ?", (invoice_id, invoice_id))
+        conn,
+        "SELECT review_decision, EXISTS (SELECT 1 FROM corrections WHERE invoice_id = ?) AS corrected "
+        "FROM invoices WHERE id = ?",
+        (invoice_id, invoice_id),
+    )
     if row is None:
         return extracted
     if row["review_decision"]:
@@ -99,20 +109,25 @@ async def overlay(db: Database, body: dict[str, Any], *, history: bool = False) 
     with who and when, and ``reviewDecision`` ``{decision, by, at}`` or None."""
     rows = await db.fetchall(
         "SELECT line_index, field, old_value_json, new_value_json, corrected_by, created_at FROM corrections "
-        "WHERE invoice_id = ? ORDER BY id", (body["id"],))
+        "WHERE invoice_id = ? ORDER BY id",
+        (body["id"],),
+    )
     if history:
         body["corrections"] = [_history(row) for row in rows]
-        decided = await db.fetchone("SELECT review_decision, decided_by, decided_at FROM invoices WHERE id = ?",
-                                    (body["id"],))
-        body["reviewDecision"] = ({"decision": decided["review_decision"], "by": decided["decided_by"],
-                                   "at": decided["decided_at"]} if decided and decided["review_decision"] else None)
+        decided = await db.fetchone(
+            "SELECT review_decision, decided_by, decided_at FROM invoices WHERE id = ?", (body["id"],)
+        )
+        body["reviewDecision"] = (
+            {"decision": decided["review_decision"], "by": decided["decided_by"], "at": decided["decided_at"]}
+            if decided and decided["review_decision"]
+            else None
+        )
     if not rows or (body["data"] is None and not body["ready"]):
         return
     data = body["data"] if body["data"] is not None else empty_data()
     evidence = dict(body.get("evidence") or {})
     for key, value in apply(data, rows).items():
-        evidence[key] = {"page": None, "bbox": None, "text": as_text(value), "confidence": 1.0,
-                         "source": Source.HUMAN}
+        evidence[key] = {"page": None, "bbox": None, "text": as_text(value), "confidence": 1.0, "source": Source.HUMAN}
     body["data"], body["evidence"] = data, evidence
 
 
@@ -161,16 +176,19 @@ async def _invoice(conn, invoice_id: str):
     if row is None:
         raise NotFound(f"Invoice not found: {invoice_id}")
     if row["processing_status"] in BUSY_STATES:
-        raise BadRequest(f"Invoice {invoice_id} is still processing (processingStatus {row['processing_status']}); "
-                         "review it once it is ready")
+        raise BadRequest(
+            f"Invoice {invoice_id} is still processing (processingStatus {row['processing_status']}); "
+            "review it once it is ready"
+        )
     return row
 
 
 async def _shown_data(conn, row) -> dict[str, Any]:
     """The data as a client sees it now: the extraction with the stored corrections on top."""
     data = json.loads(row["data_json"]) if row["data_json"] else empty_data()
-    async with conn.execute("SELECT line_index, field, new_value_json FROM corrections WHERE invoice_id = ? "
-                            "ORDER BY id", (row["id"],)) as cursor:
+    async with conn.execute(
+        "SELECT line_index, field, new_value_json FROM corrections WHERE invoice_id = ? ORDER BY id", (row["id"],)
+    ) as cursor:
         apply(data, await cursor.fetchall())
     return data
 
@@ -183,5 +201,11 @@ def _line(data: dict[str, Any], number: int) -> dict[str, Any]:
 
 
 def _history(row) -> dict[str, Any]:
-    return {"field": row["field"], "line": row["line_index"], "old": json.loads(row["old_value_json"]),
-            "new": json.loads(row["new_value_json"]), "by": row["corrected_by"], "at": row["created_at"]}
+    return {
+        "field": row["field"],
+        "line": row["line_index"],
+        "old": json.loads(row["old_value_json"]),
+        "new": json.loads(row["new_value_json"]),
+        "by": row["corrected_by"],
+        "at": row["created_at"],
+    }

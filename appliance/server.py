@@ -2,6 +2,7 @@
 
 The one module of ``appliance`` that imports ``api``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -31,9 +32,15 @@ log = logging.getLogger(__name__)
 async def running_pipeline(settings: Settings, db: Database, metrics: Metrics | None = None):
     """The pool and its dispatcher, started (models loaded) and stopped around the block;
     ``metrics`` is handed to the dispatcher."""
-    pool = await start_pool(settings.pool.backend, settings.worker_models(), settings.pool.workers,
-                            settings.ocr.concurrency, ray_address=settings.ray.address,
-                            num_cpus=settings.ray.num_cpus, object_store_mb=settings.ray.object_store_mb)
+    pool = await start_pool(
+        settings.pool.backend,
+        settings.worker_models(),
+        settings.pool.workers,
+        settings.ocr.concurrency,
+        ray_address=settings.ray.address,
+        num_cpus=settings.ray.num_cpus,
+        object_store_mb=settings.ray.object_store_mb,
+    )
     dispatcher = Dispatcher(db, settings, pool, metrics)
     task = asyncio.create_task(dispatcher.run())
     try:
@@ -45,8 +52,9 @@ async def running_pipeline(settings: Settings, db: Database, metrics: Metrics | 
         await pool.close()
 
 
-async def serve(settings: Settings, host: str, port: int, ready: asyncio.Event | None = None,
-                stop: asyncio.Event | None = None) -> None:
+async def serve(
+    settings: Settings, host: str, port: int, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None
+) -> None:
     """Run the API, the dispatcher and the pool until SIGTERM/SIGINT (or ``stop`` is set)."""
     prepare_data_dir(settings)
     lock = lock_data_dir(settings)
@@ -62,8 +70,14 @@ async def serve(settings: Settings, host: str, port: int, ready: asyncio.Event |
     try:
         # The web app comes up before the pool: /healthz and /readyz answer while the models load
         # (minutes), and uploads get 503 "Extraction queue unavailable" until readiness.attach().
-        app = make_app(db, settings, queue_ready=readiness.queue_ready, on_enqueued=readiness.wake,
-                       readiness=readiness, metrics=metrics)
+        app = make_app(
+            db,
+            settings,
+            queue_ready=readiness.queue_ready,
+            on_enqueued=readiness.wake,
+            readiness=readiness,
+            metrics=metrics,
+        )
         runner = web.AppRunner(app, access_log_format='%a "%r" %s %b %Tfs')
         await runner.setup()
         await web.TCPSite(runner, host, port).start()

@@ -12,6 +12,7 @@ text (``APPLIANCE_LLM_ENABLED=no`` is false), then every range and cross-key rul
 type, range or unknown key raises one ConfigError (exit 78) whose one-line message names the
 key, the value and what is expected.
 """
+
 from __future__ import annotations
 
 import os
@@ -57,8 +58,10 @@ class LimitSettings(Section):
     @model_validator(mode="after")
     def _ocr_limit_within_upload_limit(self) -> LimitSettings:
         if self.OCR_MAX_UPLOAD_MB > self.MAX_FILE_SIZE_MB:
-            raise ValueError(f"limits.OCR_MAX_UPLOAD_MB ({self.OCR_MAX_UPLOAD_MB}) cannot exceed "
-                             f"limits.MAX_FILE_SIZE_MB ({self.MAX_FILE_SIZE_MB})")
+            raise ValueError(
+                f"limits.OCR_MAX_UPLOAD_MB ({self.OCR_MAX_UPLOAD_MB}) cannot exceed "
+                f"limits.MAX_FILE_SIZE_MB ({self.MAX_FILE_SIZE_MB})"
+            )
         return self
 
 
@@ -174,8 +177,10 @@ class Settings(BaseModel):
     def _job_ends_before_its_lease(self) -> Settings:
         # past the lease the queue would hand the job to a second worker while the first still runs
         if self.limits.job_timeout_seconds >= self.queue.lease_seconds:
-            raise ValueError(f"limits.job_timeout_seconds ({self.limits.job_timeout_seconds:g}) must be below "
-                             f"queue.lease_seconds ({self.queue.lease_seconds})")
+            raise ValueError(
+                f"limits.job_timeout_seconds ({self.limits.job_timeout_seconds:g}) must be below "
+                f"queue.lease_seconds ({self.queue.lease_seconds})"
+            )
         return self
 
     @property
@@ -194,16 +199,26 @@ class Settings(BaseModel):
         """What every pipeline worker loads, taken from these settings (the one place that maps
         settings onto ``pipeline.context.ModelConfig``, which has no defaults of its own)."""
         return ModelConfig(
-            ocr_engine=self.ocr.engine, ocr_lang=self.ocr.OCR_LANG, ocr_threads=self.ocr.threads, dpi=self.ocr.dpi,
-            llm_backend=self.llm.backend, llm_model_path=self.llm.model_path, llm_n_ctx=self.llm.n_ctx,
-            llm_threads=self.llm.n_threads, llm_max_tokens=self.llm.max_tokens, llm_enabled=self.llm.enabled,
-            data_dir=str(self.data_dir), worker_memory_mb=self.limits.worker_memory_mb,
+            ocr_engine=self.ocr.engine,
+            ocr_lang=self.ocr.OCR_LANG,
+            ocr_threads=self.ocr.threads,
+            dpi=self.ocr.dpi,
+            llm_backend=self.llm.backend,
+            llm_model_path=self.llm.model_path,
+            llm_n_ctx=self.llm.n_ctx,
+            llm_threads=self.llm.n_threads,
+            llm_max_tokens=self.llm.max_tokens,
+            llm_enabled=self.llm.enabled,
+            data_dir=str(self.data_dir),
+            worker_memory_mb=self.limits.worker_memory_mb,
             job_timeout_seconds=self.limits.job_timeout_seconds,
         )
 
 
 SECTIONS: dict[str, type[Section]] = {
-    name: field.annotation for name, field in Settings.model_fields.items() if name != "data_dir"  # type: ignore[misc]
+    name: field.annotation
+    for name, field in Settings.model_fields.items()
+    if name != "data_dir"  # type: ignore[misc]
 }
 SPEC_ENV_NAMES = {  # spec section 8 names, kept as they are (DESIGN.md)
     "MAX_FILE_SIZE_MB": ("limits", "MAX_FILE_SIZE_MB"),
@@ -229,15 +244,17 @@ def env_names() -> dict[str, tuple[str, str]]:
     return names
 
 
-def load_settings(config_path: Path | None = None, data_dir: Path | None = None,
-                  env: dict[str, str] | None = None) -> Settings:
+def load_settings(
+    config_path: Path | None = None, data_dir: Path | None = None, env: dict[str, str] | None = None
+) -> Settings:
     """Build Settings from defaults, the TOML file (if any) and the environment
     (``load_settings_with_origins`` without the origins)."""
     return load_settings_with_origins(config_path, data_dir, env)[0]
 
 
-def load_settings_with_origins(config_path: Path | None = None, data_dir: Path | None = None,
-                               env: dict[str, str] | None = None) -> tuple[Settings, dict[str, str]]:
+def load_settings_with_origins(
+    config_path: Path | None = None, data_dir: Path | None = None, env: dict[str, str] | None = None
+) -> tuple[Settings, dict[str, str]]:
     """Build Settings from defaults, the TOML file (if any) and the environment, and say where
     each value came from: ``{"section.key" or "data_dir": "default" | "file PATH" | "env NAME" |
     "--data-dir"}`` (for ``appliance config show``).
@@ -258,20 +275,37 @@ def load_settings_with_origins(config_path: Path | None = None, data_dir: Path |
     if config_path is not None:
         path = Path(config_path).resolve()
         values, file_data_dir = _read_file(path)
-        origins.update({f"{section}.{key}": f"file {path}" for section, table in values.items()
-                        if isinstance(table, dict) for key in table})
+        origins.update(
+            {
+                f"{section}.{key}": f"file {path}"
+                for section, table in values.items()
+                if isinstance(table, dict)
+                for key in table
+            }
+        )
     for name, (section, key) in env_names().items():
         if name in env and isinstance(values.setdefault(section, {}), dict):
             values[section][key] = _from_text(env[name], section, key, name)
             origins[f"{section}.{key}"] = f"env {name}"
-    chosen = data_dir or (Path(env["APPLIANCE_DATA_DIR"]) if env.get("APPLIANCE_DATA_DIR") else None) \
-        or file_data_dir or Settings.model_fields["data_dir"].default
+    chosen = (
+        data_dir
+        or (Path(env["APPLIANCE_DATA_DIR"]) if env.get("APPLIANCE_DATA_DIR") else None)
+        or file_data_dir
+        or Settings.model_fields["data_dir"].default
+    )
     try:
         settings = Settings.model_validate({**values, "data_dir": Path(chosen).resolve()})
     except ValidationError as exc:
         raise ConfigError(_describe(exc, origins)) from None
-    origins["data_dir"] = ("--data-dir" if data_dir else "env APPLIANCE_DATA_DIR" if env.get("APPLIANCE_DATA_DIR")
-                           else f"file {Path(config_path).resolve()}" if file_data_dir else "default")
+    origins["data_dir"] = (
+        "--data-dir"
+        if data_dir
+        else "env APPLIANCE_DATA_DIR"
+        if env.get("APPLIANCE_DATA_DIR")
+        else f"file {Path(config_path).resolve()}"
+        if file_data_dir
+        else "default"
+    )
     return settings, origins
 
 
@@ -297,8 +331,7 @@ def _from_text(text: str, section: str, key: str, variable: str) -> Any:
     try:
         return TypeAdapter(SECTIONS[section].model_fields[key].annotation).validate_strings(text)
     except ValidationError as exc:
-        raise ConfigError(f"environment {variable}: {section}.{key} = {text!r}: "
-                          f"{_expected(exc.errors()[0])}") from None
+        raise ConfigError(f"environment {variable}: {section}.{key} = {text!r}: {_expected(exc.errors()[0])}") from None
 
 
 def _describe(exc: ValidationError, origins: dict[str, str]) -> str:
@@ -306,8 +339,11 @@ def _describe(exc: ValidationError, origins: dict[str, str]) -> str:
     parts = []
     for error in exc.errors():
         key = _key(error["loc"])
-        where = origins.get(key) or origins.get(key.split("[")[0]) or next(
-            (origin for origin in origins.values() if origin.startswith("file ")), "")
+        where = (
+            origins.get(key)
+            or origins.get(key.split("[")[0])
+            or next((origin for origin in origins.values() if origin.startswith("file ")), "")
+        )
         where = f"{where}: " if where else ""
         if error["type"] == "extra_forbidden":
             parts.append(f"{where}unknown setting {key}")

@@ -4,6 +4,7 @@ A key is ``inv_`` plus 32 random bytes (url-safe base64); only its SHA-256 and a
 prefix are stored. One active key per tenant: rotate revokes the old one in the same
 transaction, so the old key fails on the very next request.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -45,8 +46,9 @@ def parse_uuid(value: str) -> str | None:
 async def _issue_key(conn, tenant_id: str) -> str:
     key = new_key()
     now = utcnow()
-    await conn.execute("UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND revoked_at IS NULL",
-                       (now, tenant_id))
+    await conn.execute(
+        "UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND revoked_at IS NULL", (now, tenant_id)
+    )
     await conn.execute(
         "INSERT INTO api_keys (id, tenant_id, prefix, key_hash, created_at) VALUES (?, ?, ?, ?, ?)",
         (str(uuid.uuid4()), tenant_id, key[:10], hash_key(key), now),
@@ -66,8 +68,9 @@ async def create_tenant(db: Database, name: str, credits: int = 0) -> tuple[Tena
         raise BadRequest("credits must not be negative")
     tenant = Tenant(str(uuid.uuid4()), name)
     async with db.transaction() as conn:
-        await conn.execute("INSERT INTO tenants (id, name, balance, created_at) VALUES (?, ?, 0, ?)",
-                           (tenant.id, name, utcnow()))
+        await conn.execute(
+            "INSERT INTO tenants (id, name, balance, created_at) VALUES (?, ?, 0, ?)", (tenant.id, name, utcnow())
+        )
         key = await _issue_key(conn, tenant.id)
         if credits:
             await ledger.post(conn, tenant.id, credits, "operator_grant", note="opening credits")
@@ -98,16 +101,21 @@ async def revoke_key(db: Database, tenant_id: str) -> int:
         return cursor.rowcount
 
 
-async def update_tenant(db: Database, tenant_id: str, *, company_name: str | None = None,
-                        tax_id: str | None = None) -> None:
+async def update_tenant(
+    db: Database, tenant_id: str, *, company_name: str | None = None, tax_id: str | None = None
+) -> None:
     """Set the tenant's own company name and tax id: invoices it issued are ``receivable``."""
     async with db.transaction() as conn:
         await _require_tenant(conn, tenant_id)
         if company_name is not None:
-            await conn.execute("UPDATE tenants SET company_name = ? WHERE id = ?",
-                               (company_name.strip() or None, parse_uuid(tenant_id)))
+            await conn.execute(
+                "UPDATE tenants SET company_name = ? WHERE id = ?",
+                (company_name.strip() or None, parse_uuid(tenant_id)),
+            )
         if tax_id is not None:
-            await conn.execute("UPDATE tenants SET tax_id = ? WHERE id = ?", (tax_id.strip() or None, parse_uuid(tenant_id)))
+            await conn.execute(
+                "UPDATE tenants SET tax_id = ? WHERE id = ?", (tax_id.strip() or None, parse_uuid(tenant_id))
+            )
 
 
 async def authenticate(db: Database, key: str) -> Tenant | None:

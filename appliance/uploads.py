@@ -16,6 +16,7 @@ scale, which reads the whole entropy-coded stream at 1/64 of the memory).
 
 Must not import ``api``; raises the ``appliance.errors`` the API turns into 400 and 413.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -43,8 +44,15 @@ TAIL_BYTES = 64 * 1024 + 22  # a ZIP end-of-central-directory record lies within
 EOF_WINDOW = 1024  # PDF readers (Acrobat's implementation note 18) look for %%EOF in the last 1 KB
 # Format signatures that must not appear where a second reader would honour them.
 ZIP_EOCD = b"PK\x05\x06"
-FOREIGN_PREFIXES = {b"PK\x03\x04": "ZIP", b"GIF8": "GIF", b"RIFF": "RIFF", b"\x7fELF": "ELF",
-                    b"MZ": "Windows executable", b"<": "HTML/XML", b"\x1f\x8b": "gzip"}
+FOREIGN_PREFIXES = {
+    b"PK\x03\x04": "ZIP",
+    b"GIF8": "GIF",
+    b"RIFF": "RIFF",
+    b"\x7fELF": "ELF",
+    b"MZ": "Windows executable",
+    b"<": "HTML/XML",
+    b"\x1f\x8b": "gzip",
+}
 # pdfium is not thread-safe (pypdfium2 docs): inspections in the server's threads take turns.
 PDFIUM_LOCK = threading.Lock()
 
@@ -109,8 +117,9 @@ async def _stream(request, settings: Settings, tenant_id: str) -> tuple[StoredUp
         reader = await request.multipart()
         async for part in reader:
             if part.name == "file" and upload is None:
-                upload = await stream_to_disk(part, settings.files_dir, tenant_id,
-                                              settings.limits.MAX_FILE_SIZE_MB * MB)
+                upload = await stream_to_disk(
+                    part, settings.files_dir, tenant_id, settings.limits.MAX_FILE_SIZE_MB * MB
+                )
             elif part.name == "vendorId":
                 raw = await part.read_chunk(MAX_FIELD_BYTES + 1)
                 vendor_id = raw.decode("utf-8", "replace").strip() if len(raw) <= MAX_FIELD_BYTES else "invalid"
@@ -159,8 +168,15 @@ async def stream_to_disk(part, files_dir: Path, tenant_id: str, max_bytes: int) 
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-    return StoredUpload(file_id, partial, folder / file_id, size, digest.hexdigest(), media_type,
-                        clean_name(getattr(part, "filename", None)))
+    return StoredUpload(
+        file_id,
+        partial,
+        folder / file_id,
+        size,
+        digest.hexdigest(),
+        media_type,
+        clean_name(getattr(part, "filename", None)),
+    )
 
 
 def clean_name(name: str | None) -> str | None:
@@ -198,12 +214,14 @@ async def check(settings: Settings, upload: StoredUpload) -> DocumentInfo:
     limit = settings.limits.OCR_MAX_UPLOAD_MB
     if upload.size > limit * MB and not settings.limits.accept_over_ocr_limit:
         raise FileTooLarge(f"File too large for OCR: the OCR limit is {limit} MB (OCR_MAX_UPLOAD_MB)")
-    return await asyncio.to_thread(inspect_document, upload.path, upload.media_type,
-                                   max_pdf_pages=settings.limits.max_pdf_pages)
+    return await asyncio.to_thread(
+        inspect_document, upload.path, upload.media_type, max_pdf_pages=settings.limits.max_pdf_pages
+    )
 
 
-def inspect_document(path: Path, media_type: str, *, max_pdf_pages: int,
-                     max_image_pixels: int | None = None) -> DocumentInfo:
+def inspect_document(
+    path: Path, media_type: str, *, max_pdf_pages: int, max_image_pixels: int | None = None
+) -> DocumentInfo:
     """Check the document at ``path`` whose magic bytes said ``media_type``.
 
     ``max_pdf_pages``: a PDF with more pages is refused (FileTooLarge). ``max_image_pixels``
@@ -255,7 +273,7 @@ def _ends_with_zip(tail: bytes) -> bool:
     which is where every ZIP reader looks; stray ``PK\\5\\6`` bytes in a compressed stream do not."""
     at = tail.find(ZIP_EOCD)
     while at != -1:
-        if at + 22 <= len(tail) and at + 22 + int.from_bytes(tail[at + 20:at + 22], "little") == len(tail):
+        if at + 22 <= len(tail) and at + 22 + int.from_bytes(tail[at + 20 : at + 22], "little") == len(tail):
             return True
         at = tail.find(ZIP_EOCD, at + 1)
     return False
@@ -269,23 +287,27 @@ def _inspect_pdf(path: Path, tail: bytes, max_pages: int) -> DocumentInfo:
     import pypdfium2 as pdfium
 
     if b"%%EOF" not in tail[-EOF_WINDOW:]:
-        raise UnreadableUpload("Unreadable PDF: the file is truncated (no %%EOF marker at its end); "
-                               "upload the complete file")
+        raise UnreadableUpload(
+            "Unreadable PDF: the file is truncated (no %%EOF marker at its end); upload the complete file"
+        )
     with PDFIUM_LOCK:
         try:
             pdf = pdfium.PdfDocument(str(path))
         except pdfium.PdfiumError as exc:
             if "password" in str(exc).lower():
-                raise UnreadableUpload("Encrypted PDF: it needs a password to open; upload an "
-                                       "unprotected copy") from exc
+                raise UnreadableUpload(
+                    "Encrypted PDF: it needs a password to open; upload an unprotected copy"
+                ) from exc
             raise UnreadableUpload(f"Unreadable PDF: {exc}; upload an intact copy of the file") from exc
         try:
             pages = len(pdf)
             if pages < 1:
                 raise UnreadableUpload("Unreadable PDF: it has no pages")
             if pages > max_pages:
-                raise FileTooLarge(f"PDF has too many pages: {pages}, the limit is {max_pages} "
-                                   "(limits.max_pdf_pages); upload one invoice per file")
+                raise FileTooLarge(
+                    f"PDF has too many pages: {pages}, the limit is {max_pages} "
+                    "(limits.max_pdf_pages); upload one invoice per file"
+                )
             first = pdf[0]  # parses the first page's dictionary: a broken page tree fails here
             first.close()
         finally:
@@ -296,16 +318,19 @@ def _inspect_pdf(path: Path, tail: bytes, max_pages: int) -> DocumentInfo:
 def _inspect_image(path: Path, media_type: str, max_pixels: int) -> DocumentInfo:
     from PIL import Image, UnidentifiedImageError
 
-    too_large = FileTooLarge(f"Image too large: its header declares more than {max_pixels} pixels; "
-                             "upload a smaller scan")
+    too_large = FileTooLarge(
+        f"Image too large: its header declares more than {max_pixels} pixels; upload a smaller scan"
+    )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # we compare ourselves
             with Image.open(path) as image:  # reads the header only
                 width, height = image.size
                 if width * height > max_pixels:
-                    raise FileTooLarge(f"Image too large: {width} x {height} pixels, the limit is "
-                                       f"{max_pixels} pixels; upload a smaller scan")
+                    raise FileTooLarge(
+                        f"Image too large: {width} x {height} pixels, the limit is "
+                        f"{max_pixels} pixels; upload a smaller scan"
+                    )
                 if media_type == PNG:
                     image.verify()  # chunk CRCs through IEND, without decoding pixels
                 else:

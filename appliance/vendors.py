@@ -4,6 +4,7 @@ extracted invoice is matched to one (tax id first, then a fuzzy name), or create
 Names compare after normalisation (case, accents, punctuation, legal forms such as GmbH, Inc.,
 Ltd, SDN BHD, B.V., S.A.); a fuzzy match needs a difflib ratio of at least 0.9.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -19,7 +20,8 @@ from appliance.tenants import parse_uuid
 NAME_MATCH_RATIO = 0.9
 LEGAL_FORMS = re.compile(  # matched after dots are removed: "G.m.b.H." is "gmbh", "S.A." is "sa"
     r"\b(gmbh|ag|kg|ohg|ug|ek|inc|llc|ltd|limited|plc|corp|corporation|co|company|sdn|bhd|bv|nv|"
-    r"sa|sas|sarl|srl|spa|ab|as|oy|pty|kk)\b")
+    r"sa|sas|sarl|srl|spa|ab|as|oy|pty|kk)\b"
+)
 
 
 def normalise_name(name: str) -> str:
@@ -46,8 +48,9 @@ def validate_template(yaml_text: str, name: str) -> str:
     return str(template.get("template_name") or name)
 
 
-async def create_vendor(db: Database, tenant_id: str, name: str, tax_id: str | None = None,
-                        template: str | None = None) -> str:
+async def create_vendor(
+    db: Database, tenant_id: str, name: str, tax_id: str | None = None, template: str | None = None
+) -> str:
     """Create a vendor of the tenant, with an optional invoice2data template (YAML text); returns its id.
 
     Raises NotFound for an unknown tenant, BadRequest for an empty name or a broken template.
@@ -64,7 +67,8 @@ async def create_vendor(db: Database, tenant_id: str, name: str, tax_id: str | N
         await conn.execute(
             "INSERT INTO vendors (id, tenant_id, name, tax_id, template, template_name, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (vendor_id, canonical, name, tax_id, template, template_name, utcnow()))
+            (vendor_id, canonical, name, tax_id, template, template_name, utcnow()),
+        )
     return vendor_id
 
 
@@ -73,7 +77,9 @@ async def list_vendors(db: Database, tenant_id: str) -> list[dict[str, Any]]:
     rows = await db.fetchall(
         "SELECT v.id, v.name, v.tax_id, v.template_name, v.created_at, "
         "(SELECT COUNT(*) FROM invoices i WHERE i.vendor_id = v.id) AS invoices "
-        "FROM vendors v WHERE v.tenant_id = ? ORDER BY v.name", (parse_uuid(tenant_id) or tenant_id,))
+        "FROM vendors v WHERE v.tenant_id = ? ORDER BY v.name",
+        (parse_uuid(tenant_id) or tenant_id,),
+    )
     return [dict(row) for row in rows]
 
 
@@ -87,8 +93,10 @@ async def show_vendor(db: Database, vendor_id: str) -> dict[str, Any]:
 
 async def templates_of(db: Database, tenant_id: str) -> tuple[tuple[str, str], ...]:
     """``(vendor_id, template yaml)`` of every vendor of the tenant that has a template."""
-    rows = await db.fetchall("SELECT id, template FROM vendors WHERE tenant_id = ? AND template IS NOT NULL "
-                             "ORDER BY created_at", (tenant_id,))
+    rows = await db.fetchall(
+        "SELECT id, template FROM vendors WHERE tenant_id = ? AND template IS NOT NULL ORDER BY created_at",
+        (tenant_id,),
+    )
     return tuple((row["id"], row["template"]) for row in rows)
 
 
@@ -110,6 +118,8 @@ async def match_or_create(conn, tenant_id: str, data: dict[str, Any]) -> str | N
     if wanted and best[0] >= NAME_MATCH_RATIO:
         return best[1]
     vendor_id = str(uuid.uuid4())
-    await conn.execute("INSERT INTO vendors (id, tenant_id, name, tax_id, created_at) VALUES (?, ?, ?, ?, ?)",
-                       (vendor_id, tenant_id, name, data.get("vendor_tax_id"), utcnow()))
+    await conn.execute(
+        "INSERT INTO vendors (id, tenant_id, name, tax_id, created_at) VALUES (?, ?, ?, ?, ?)",
+        (vendor_id, tenant_id, name, data.get("vendor_tax_id"), utcnow()),
+    )
     return vendor_id

@@ -10,6 +10,7 @@ decoding 14-22 tok/s (the 262k-token vocabulary is checked against the grammar e
 against 52-68 tok/s free; a run that loops stops only at ``max_tokens``, so it is always set.
 Prompts go in as tokens made with ``special=False``, so "<eos>" written in a document is text.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,13 +52,13 @@ class LlamaCppBackend:
         if not path.is_file():
             raise FileNotFoundError(
                 f"LLM model file not found: {path}; set llm.model_path to a GGUF file, "
-                "leave it empty for the bundled Gemma 3 270M, or set llm.backend = \"none\""
+                'leave it empty for the bundled Gemma 3 270M, or set llm.backend = "none"'
             )
         try:
             from llama_cpp import Llama  # heavy: native llama.cpp library
         except ImportError as exc:
             raise ImportError(
-                f"llm.backend = \"llama_cpp\" needs llama-cpp-python ({exc}); install it or set llm.backend = \"none\""
+                f'llm.backend = "llama_cpp" needs llama-cpp-python ({exc}); install it or set llm.backend = "none"'
             ) from exc
         self.model_path = str(path)
         self._llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False)

@@ -3,6 +3,7 @@
 Also defines the delimiters that mark the document part of a prompt, so that a back-end can
 shorten a prompt that does not fit its context by cutting the document, never the instructions.
 """
+
 from __future__ import annotations
 
 from typing import Protocol

@@ -1,4 +1,5 @@
 """The OCR engine interface: one page image in, text lines with boxes and confidences out."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -4,6 +4,7 @@ Its Chinese+English detection and recognition weights ship inside the ``rapidocr
 wheel, so it works offline with nothing but pip. It has no Thai (use ``tesseract`` for
 ``OCR_LANG=th``) and tends to drop spaces between English words.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -18,7 +19,7 @@ class RapidOcrEngine:
 
     def __init__(self, lang: str = "ch", threads: int = 2, **_: object) -> None:
         if lang == "th":
-            raise ValueError("rapidocr has no Thai model; set ocr.engine = \"tesseract\" for OCR_LANG=th")
+            raise ValueError('rapidocr has no Thai model; set ocr.engine = "tesseract" for OCR_LANG=th')
         from rapidocr_onnxruntime import RapidOCR  # heavy: onnxruntime + opencv
 
         self._ocr = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)

@@ -3,6 +3,7 @@
 A name is either one of the built-in short names below or a ``"module:Class"`` path, which is
 how tests plug in fakes and how an operator plugs in a back-end of their own (STYLE.md 4, 9).
 """
+
 from __future__ import annotations
 
 import importlib

@@ -6,6 +6,7 @@ folder named by ``TESSDATA_PREFIX``). OCR_LANG maps onto Tesseract's languages b
 ``models.ocr.TESSERACT_LANGS``. One thread per engine (``OMP_THREAD_LIMIT=1``): Debian's build is
 5x slower with OpenMP threads competing (measurements.md).
 """
+
 from __future__ import annotations
 
 import os
@@ -61,6 +62,11 @@ class TesseractEngine:
             text = unicodedata.normalize("NFKC", " ".join(text.split()))
             if text:
                 x0, y0, x1, y1 = box
-                lines.append(OcrLine(text, (float(x0), float(y0), float(x1), float(y1)),
-                                     max(0.0, min(1.0, item.Confidence(level) / 100))))
+                lines.append(
+                    OcrLine(
+                        text,
+                        (float(x0), float(y0), float(x1), float(y1)),
+                        max(0.0, min(1.0, item.Confidence(level) / 100)),
+                    )
+                )
         return lines

@@ -14,14 +14,16 @@ bucket (arithmetic, labelled, OCR line confidence) is the parent's accuracy time
 condition's lift pooled over all sources, bounded so that a warning (arithmetic bad, no label,
 low OCR confidence) never raises it; so an unseen "arithmetic bad" bucket is not above its
 parent. The lift of ``arith=disputed`` (an e-invoice field the print contradicts) is fixed at
-0.75 (``FIXED_LIFTS``): the dev truth of e-invoices is their XML. A source with no dev samples (``template``, ``human``, and ``llm`` when calibrated without a model)
-starts from the fixed prior of ``source_priors``. For OCR'd evidence the OCR confidence of
+0.75 (``FIXED_LIFTS``): the dev truth of e-invoices is their XML. A source with no dev
+samples (``template``, ``human``, and ``llm`` when calibrated without a model) starts from
+the fixed prior of ``source_priors``. For OCR'd evidence the OCR confidence of
 the line adds one more level (``ocr>=0.9`` or lower). The result is clipped to
 [``floor``, ``ceiling``] (no field is certain: 0.99 at most, an LLM answer 0.95 at most).
 
 Without a table file the source priors alone are used. Standard library and ``pipeline.schema``
 only; pipeline must not import ``api`` or ``appliance``.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -33,20 +35,37 @@ from typing import Any
 
 from pipeline.schema import Source
 
-__all__ = ["TABLE_PATH", "FIELD_GROUPS", "confidence", "predict_with", "bucket_chain", "fit", "reliability",
-           "load_table"]
+__all__ = [
+    "TABLE_PATH",
+    "FIELD_GROUPS",
+    "confidence",
+    "predict_with",
+    "bucket_chain",
+    "fit",
+    "reliability",
+    "load_table",
+]
 
 TABLE_PATH = Path(__file__).with_name("confidence_table.json")
 FIELD_GROUPS = {
-    "invoice_number": "id", "vendor_tax_id": "id",
-    "invoice_date": "date", "due_date": "date",
-    "vendor_name": "party", "customer_name": "party",
+    "invoice_number": "id",
+    "vendor_tax_id": "id",
+    "invoice_date": "date",
+    "due_date": "date",
+    "vendor_name": "party",
+    "customer_name": "party",
     "vendor_address": "address",
-    "vendor_email": "contact", "payment_terms": "contact",
+    "vendor_email": "contact",
+    "payment_terms": "contact",
     "currency": "currency",
     "total_amount": "total",
-    "subtotal": "amount", "discount": "amount", "tax_amount": "amount", "service_charge": "amount",
-    "shipping_cost": "amount", "paid_amount": "amount", "balance_amount": "amount",
+    "subtotal": "amount",
+    "discount": "amount",
+    "tax_amount": "amount",
+    "service_charge": "amount",
+    "shipping_cost": "amount",
+    "paid_amount": "amount",
+    "balance_amount": "amount",
 }
 # Before any data: what each source is worth (human corrections, e-invoice XML are exact).
 DEFAULT_PRIORS = {Source.HUMAN: 0.99, Source.EINVOICE: 0.99, Source.TEMPLATE: 0.9, Source.RULES: 0.75, Source.LLM: 0.5}
@@ -191,9 +210,15 @@ def reliability(pairs: Iterable[tuple[float, bool]], bins: int = 10) -> dict:
         lo, hi = index / bins, (index + 1) / bins
         inside = [(c, ok) for c, ok in pairs if lo <= c < hi or (index == bins - 1 and c == 1.0)]
         n = len(inside)
-        rows.append({"lo": lo, "hi": hi, "n": n,
-                     "confidence": sum(c for c, _ in inside) / n if n else 0.0,
-                     "accuracy": sum(ok for _, ok in inside) / n if n else 0.0})
+        rows.append(
+            {
+                "lo": lo,
+                "hi": hi,
+                "n": n,
+                "confidence": sum(c for c, _ in inside) / n if n else 0.0,
+                "accuracy": sum(ok for _, ok in inside) / n if n else 0.0,
+            }
+        )
     total = len(pairs)
     ece = sum(row["n"] * abs(row["accuracy"] - row["confidence"]) for row in rows) / total if total else 0.0
     accuracy = sum(ok for _, ok in pairs) / total if total else 0.0

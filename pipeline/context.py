@@ -1,5 +1,6 @@
 """The small frozen, picklable things that cross into workers (STYLE.md 5): what the models are
 (``ModelConfig``, fixed per worker) and what one job is (``JobContext``)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -4,6 +4,7 @@ Boxes are ``(x0, y0, x1, y1)`` in pixels of the page as rendered or OCR'd (for a
 layer: PDF points, 1/72 inch), origin top-left, y growing downwards. Later stages use them for
 layout (columns of a table, the value right of a label) and for evidence.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

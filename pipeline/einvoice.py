@@ -13,6 +13,7 @@ Whether the print says what the XML says is ``pipeline.print_check``'s question.
 Pure extraction: it may import lxml, pypdfium2 (lazily) and the standard library; it must not
 import ``api`` or ``appliance``.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -199,8 +200,9 @@ def _looks_like_xml(head: bytes) -> bool:
 
 def _parse_tree(xml: bytes) -> etree._Element:
     """Parse untrusted XML: no DTD loading, no entity expansion, no network (XXE-safe)."""
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
-                             huge_tree=False, remove_comments=True, remove_pis=True)
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, remove_comments=True, remove_pis=True
+    )
     try:
         root = etree.fromstring(xml, parser)
     except etree.XMLSyntaxError as exc:
@@ -217,8 +219,9 @@ class _Tree:
         self.element, self.ns = element, ns
 
     def nodes(self, path: str) -> list[_Tree]:
-        return [_Tree(e, self.ns) for e in self.element.xpath(path, namespaces=self.ns)
-                if isinstance(e, etree._Element)]
+        return [
+            _Tree(e, self.ns) for e in self.element.xpath(path, namespaces=self.ns) if isinstance(e, etree._Element)
+        ]
 
     def node(self, path: str) -> _Tree | None:
         found = self.nodes(path)
@@ -296,8 +299,7 @@ def _billing_lines(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The lines that bill something: a name, and a quantity or an amount. Zero-quantity
     zero-amount rows are section titles or notes (Odoo writes these into UBL; ZUGFeRD 1
     samples open with a line holding only a note)."""
-    return [item for item in items
-            if item["description"] and (bool(item["quantity"]) or bool(item["line_total"]))]
+    return [item for item in items if item["description"] and (bool(item["quantity"]) or bool(item["line_total"]))]
 
 
 # --------------------------------------------------------------------------- CII and ZUGFeRD 1
@@ -324,19 +326,33 @@ class _CiiDialect:
 
 
 CII = _CiiDialect(
-    "CII", NS_CII, "rsm:ExchangedDocumentContext", "rsm:ExchangedDocument",
-    "rsm:SupplyChainTradeTransaction", "ram:ApplicableHeaderTradeAgreement",
-    "ram:ApplicableHeaderTradeSettlement", "ram:SpecifiedTradeSettlementHeaderMonetarySummation",
-    "ram:SpecifiedLineTradeAgreement", "ram:SpecifiedLineTradeDelivery",
-    "ram:SpecifiedLineTradeSettlement", "ram:SpecifiedTradeSettlementLineMonetarySummation",
+    "CII",
+    NS_CII,
+    "rsm:ExchangedDocumentContext",
+    "rsm:ExchangedDocument",
+    "rsm:SupplyChainTradeTransaction",
+    "ram:ApplicableHeaderTradeAgreement",
+    "ram:ApplicableHeaderTradeSettlement",
+    "ram:SpecifiedTradeSettlementHeaderMonetarySummation",
+    "ram:SpecifiedLineTradeAgreement",
+    "ram:SpecifiedLineTradeDelivery",
+    "ram:SpecifiedLineTradeSettlement",
+    "ram:SpecifiedTradeSettlementLineMonetarySummation",
     "ram:RateApplicablePercent",
 )
 ZF1 = _CiiDialect(
-    "ZUGFeRD1", NS_ZF1, "rsm:SpecifiedExchangedDocumentContext", "rsm:HeaderExchangedDocument",
-    "rsm:SpecifiedSupplyChainTradeTransaction", "ram:ApplicableSupplyChainTradeAgreement",
-    "ram:ApplicableSupplyChainTradeSettlement", "ram:SpecifiedTradeSettlementMonetarySummation",
-    "ram:SpecifiedSupplyChainTradeAgreement", "ram:SpecifiedSupplyChainTradeDelivery",
-    "ram:SpecifiedSupplyChainTradeSettlement", "ram:SpecifiedTradeSettlementMonetarySummation",
+    "ZUGFeRD1",
+    NS_ZF1,
+    "rsm:SpecifiedExchangedDocumentContext",
+    "rsm:HeaderExchangedDocument",
+    "rsm:SpecifiedSupplyChainTradeTransaction",
+    "ram:ApplicableSupplyChainTradeAgreement",
+    "ram:ApplicableSupplyChainTradeSettlement",
+    "ram:SpecifiedTradeSettlementMonetarySummation",
+    "ram:SpecifiedSupplyChainTradeAgreement",
+    "ram:SpecifiedSupplyChainTradeDelivery",
+    "ram:SpecifiedSupplyChainTradeSettlement",
+    "ram:SpecifiedTradeSettlementMonetarySummation",
     "ram:ApplicablePercent",
 )
 
@@ -361,8 +377,9 @@ def _read_cii(root: etree._Element, d: _CiiDialect, name: str | None) -> EInvoic
         syntax=d.syntax,
         profile=tree.text(f"{d.context}/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID"),  # BT-24
         fields=fields,
-        line_items=_billing_lines(_cii_line(line, d)
-                                  for line in tree.nodes(trade + "ram:IncludedSupplyChainTradeLineItem")),
+        line_items=_billing_lines(
+            _cii_line(line, d) for line in tree.nodes(trade + "ram:IncludedSupplyChainTradeLineItem")
+        ),
         xml_name=name,
         type_code=tree.text(doc + "ram:TypeCode"),  # BT-3
         rounding=totals.number("ram:RoundingAmount") if totals is not None else None,  # BT-114
@@ -384,14 +401,23 @@ def _cii_seller(seller: _Tree) -> dict[str, Any]:
     if address is not None:
         vendor_address = _join_address(
             address.texts("ram:LineOne | ram:LineTwo | ram:LineThree"),  # BT-35, BT-36, BT-162
-            address.text("ram:PostcodeCode"), address.text("ram:CityName"))  # BT-38, BT-37
-    tax_id = (seller.text("ram:SpecifiedTaxRegistration/ram:ID[@schemeID='VA']")  # BT-31
-              or seller.text("ram:SpecifiedTaxRegistration/ram:ID[@schemeID='FC']"))  # BT-32
+            address.text("ram:PostcodeCode"),
+            address.text("ram:CityName"),
+        )  # BT-38, BT-37
+    tax_id = (
+        seller.text("ram:SpecifiedTaxRegistration/ram:ID[@schemeID='VA']")  # BT-31
+        or seller.text("ram:SpecifiedTaxRegistration/ram:ID[@schemeID='FC']")
+    )  # BT-32
     # Contact email BT-43 first; else the electronic address BT-34 when it is an email (EM).
-    email = (seller.text("ram:DefinedTradeContact/ram:EmailURIUniversalCommunication/ram:URIID")
-             or seller.text("ram:URIUniversalCommunication/ram:URIID[@schemeID='EM']"))
-    return {"vendor_name": seller.text("ram:Name"), "vendor_address": vendor_address,
-            "vendor_tax_id": tax_id, "vendor_email": email}
+    email = seller.text("ram:DefinedTradeContact/ram:EmailURIUniversalCommunication/ram:URIID") or seller.text(
+        "ram:URIUniversalCommunication/ram:URIID[@schemeID='EM']"
+    )
+    return {
+        "vendor_name": seller.text("ram:Name"),
+        "vendor_address": vendor_address,
+        "vendor_tax_id": tax_id,
+        "vendor_email": email,
+    }
 
 
 def _cii_settlement(settlement: _Tree, d: _CiiDialect) -> dict[str, Any]:
@@ -412,14 +438,16 @@ def _cii_settlement(settlement: _Tree, d: _CiiDialect) -> dict[str, Any]:
         **_split_charges(freight, others, charge_total),
     }
     if totals is not None:
-        out.update({
-            "subtotal": totals.number("ram:LineTotalAmount"),  # BT-106 sum of line net amounts
-            "discount": _nonzero(totals.number("ram:AllowanceTotalAmount")),  # BT-107
-            "tax_amount": _tax_total(totals, "ram:TaxTotalAmount", currency),  # BT-110
-            "total_amount": totals.number("ram:GrandTotalAmount"),  # BT-112
-            "paid_amount": _nonzero(totals.number("ram:TotalPrepaidAmount")),  # BT-113
-            "balance_amount": totals.number("ram:DuePayableAmount"),  # BT-115
-        })
+        out.update(
+            {
+                "subtotal": totals.number("ram:LineTotalAmount"),  # BT-106 sum of line net amounts
+                "discount": _nonzero(totals.number("ram:AllowanceTotalAmount")),  # BT-107
+                "tax_amount": _tax_total(totals, "ram:TaxTotalAmount", currency),  # BT-110
+                "total_amount": totals.number("ram:GrandTotalAmount"),  # BT-112
+                "paid_amount": _nonzero(totals.number("ram:TotalPrepaidAmount")),  # BT-113
+                "balance_amount": totals.number("ram:DuePayableAmount"),  # BT-115
+            }
+        )
     return out
 
 
@@ -446,8 +474,11 @@ def _cii_charges(settlement: _Tree) -> tuple[Decimal | None, Decimal | None]:
         if amount is not None:
             is_freight = _is_freight(charge.text("ram:Reason"), charge.text("ram:ReasonCode"))
             (freight if is_freight else others).append(amount)
-    freight += [a for a in (c.number("ram:AppliedAmount") for c in settlement.nodes("ram:SpecifiedLogisticsServiceCharge"))
-                if a is not None]
+    freight += [
+        a
+        for a in (c.number("ram:AppliedAmount") for c in settlement.nodes("ram:SpecifiedLogisticsServiceCharge"))
+        if a is not None
+    ]
     return (sum(freight) if freight else None), (sum(others) if others else None)
 
 
@@ -458,7 +489,10 @@ def _split_charges(freight: Decimal | None, others: Decimal | None, charge_total
     service = others
     if charge_total is not None:
         service = charge_total - (freight or 0)
-    return {"shipping_cost": _nonzero(freight), "service_charge": _nonzero(service) if service and service > 0 else None}
+    return {
+        "shipping_cost": _nonzero(freight),
+        "service_charge": _nonzero(service) if service and service > 0 else None,
+    }
 
 
 def _is_freight(reason: str | None, code: str | None) -> bool:
@@ -480,8 +514,13 @@ def _cii_line(line: _Tree, d: _CiiDialect) -> dict[str, Any]:
         "quantity": quantity.number(".") if quantity is not None else None,
         "unit": quantity.element.get("unitCode") if quantity is not None else None,
         "unit_price": line.number(d.line_agreement + "/ram:NetPriceProductTradePrice/ram:ChargeAmount"),  # BT-146
-        "discount": _nonzero(_sum_allowances(line.nodes(settle + "ram:SpecifiedTradeAllowanceCharge"),
-                                             "ram:ChargeIndicator/udt:Indicator", "ram:ActualAmount")),  # BT-136
+        "discount": _nonzero(
+            _sum_allowances(
+                line.nodes(settle + "ram:SpecifiedTradeAllowanceCharge"),
+                "ram:ChargeIndicator/udt:Indicator",
+                "ram:ActualAmount",
+            )
+        ),  # BT-136
         "tax": line.number(settle + "ram:ApplicableTradeTax/" + d.rate),  # BT-152
         "line_total": line.number(settle + d.line_summation + "/ram:LineTotalAmount"),  # BT-131
     }
@@ -514,8 +553,9 @@ def _read_ubl(root: etree._Element, name: str | None) -> EInvoice:
         fields.update(_ubl_seller(seller))
     fields["customer_name"] = _ubl_party_name(tree.node("cac:AccountingCustomerParty/cac:Party"))  # BT-44
     fields.update(_ubl_totals(tree, currency))
-    line_path, quantity_path = (("cac:CreditNoteLine", "cbc:CreditedQuantity") if credit
-                                else ("cac:InvoiceLine", "cbc:InvoicedQuantity"))
+    line_path, quantity_path = (
+        ("cac:CreditNoteLine", "cbc:CreditedQuantity") if credit else ("cac:InvoiceLine", "cbc:InvoicedQuantity")
+    )
     return EInvoice(
         syntax="UBL",
         profile=tree.text("cbc:CustomizationID") or tree.text("cbc:ProfileID"),  # BT-24, else BT-23
@@ -541,13 +581,23 @@ def _ubl_seller(seller: _Tree) -> dict[str, Any]:
     if address is not None:
         vendor_address = _join_address(
             address.texts("cbc:StreetName | cbc:AdditionalStreetName | cac:AddressLine/cbc:Line"),  # BT-35/36/162
-            address.text("cbc:PostalZone"), address.text("cbc:CityName"))  # BT-38, BT-37
-    tax_id = (seller.text("cac:PartyTaxScheme[cac:TaxScheme/cbc:ID='VAT']/cbc:CompanyID")  # BT-31
-              or seller.text("cac:PartyTaxScheme/cbc:CompanyID"))  # BT-32
-    email = (seller.text("cac:Contact/cbc:ElectronicMail")  # BT-43
-             or seller.text("cbc:EndpointID[@schemeID='EM']"))  # BT-34 when it is an email
-    return {"vendor_name": _ubl_party_name(seller), "vendor_address": vendor_address,
-            "vendor_tax_id": tax_id, "vendor_email": email}
+            address.text("cbc:PostalZone"),
+            address.text("cbc:CityName"),
+        )  # BT-38, BT-37
+    tax_id = (
+        seller.text("cac:PartyTaxScheme[cac:TaxScheme/cbc:ID='VAT']/cbc:CompanyID")  # BT-31
+        or seller.text("cac:PartyTaxScheme/cbc:CompanyID")
+    )  # BT-32
+    email = (
+        seller.text("cac:Contact/cbc:ElectronicMail")  # BT-43
+        or seller.text("cbc:EndpointID[@schemeID='EM']")
+    )  # BT-34 when it is an email
+    return {
+        "vendor_name": _ubl_party_name(seller),
+        "vendor_address": vendor_address,
+        "vendor_tax_id": tax_id,
+        "vendor_email": email,
+    }
 
 
 def _ubl_totals(tree: _Tree, currency: str | None) -> dict[str, Any]:
@@ -562,20 +612,25 @@ def _ubl_totals(tree: _Tree, currency: str | None) -> dict[str, Any]:
     for charge in tree.nodes("cac:AllowanceCharge"):
         amount = charge.number("cbc:Amount")
         if _indicator(charge.text("cbc:ChargeIndicator")) and amount is not None:  # BG-21 charges
-            is_freight = _is_freight(charge.text("cbc:AllowanceChargeReason"),
-                                     charge.text("cbc:AllowanceChargeReasonCode"))
+            is_freight = _is_freight(
+                charge.text("cbc:AllowanceChargeReason"), charge.text("cbc:AllowanceChargeReasonCode")
+            )
             (freight if is_freight else others).append(amount)
     charge_total = totals.number("cbc:ChargeTotalAmount") if totals is not None else None  # BT-108
-    out: dict[str, Any] = {"tax_amount": tax_total, **_split_charges(sum(freight) if freight else None,
-                                                                     sum(others) if others else None, charge_total)}
+    out: dict[str, Any] = {
+        "tax_amount": tax_total,
+        **_split_charges(sum(freight) if freight else None, sum(others) if others else None, charge_total),
+    }
     if totals is not None:
-        out.update({
-            "subtotal": totals.number("cbc:LineExtensionAmount"),  # BT-106
-            "discount": _nonzero(totals.number("cbc:AllowanceTotalAmount")),  # BT-107
-            "total_amount": totals.number("cbc:TaxInclusiveAmount"),  # BT-112
-            "paid_amount": _nonzero(totals.number("cbc:PrepaidAmount")),  # BT-113
-            "balance_amount": totals.number("cbc:PayableAmount"),  # BT-115
-        })
+        out.update(
+            {
+                "subtotal": totals.number("cbc:LineExtensionAmount"),  # BT-106
+                "discount": _nonzero(totals.number("cbc:AllowanceTotalAmount")),  # BT-107
+                "total_amount": totals.number("cbc:TaxInclusiveAmount"),  # BT-112
+                "paid_amount": _nonzero(totals.number("cbc:PrepaidAmount")),  # BT-113
+                "balance_amount": totals.number("cbc:PayableAmount"),  # BT-115
+            }
+        )
     return out
 
 
@@ -584,19 +639,24 @@ def _ubl_line(line: _Tree, quantity_path: str) -> dict[str, Any]:
     quantity = line.node(quantity_path)  # BT-129, unit BT-130
     # BT-152 lives on Item/ClassifiedTaxCategory; some writers (Odoo) put it only in the line's
     # own TaxTotal/TaxSubtotal, which UBL allows, so that is the fallback.
-    rate = (line.number("cac:Item/cac:ClassifiedTaxCategory/cbc:Percent")
-            if line.text("cac:Item/cac:ClassifiedTaxCategory/cbc:Percent") is not None
-            else line.number("cac:TaxTotal/cac:TaxSubtotal/cbc:Percent"))
+    rate = (
+        line.number("cac:Item/cac:ClassifiedTaxCategory/cbc:Percent")
+        if line.text("cac:Item/cac:ClassifiedTaxCategory/cbc:Percent") is not None
+        else line.number("cac:TaxTotal/cac:TaxSubtotal/cbc:Percent")
+    )
     return {
         "description": line.text("cac:Item/cbc:Name") or line.text("cac:Item/cbc:Description"),  # BT-153/154
         "line_no": _int_or_none(line.text("cbc:ID")),  # BT-126
-        "sku": (line.text("cac:Item/cac:SellersItemIdentification/cbc:ID")  # BT-155
-                or line.text("cac:Item/cac:StandardItemIdentification/cbc:ID")),  # BT-157
+        "sku": (
+            line.text("cac:Item/cac:SellersItemIdentification/cbc:ID")  # BT-155
+            or line.text("cac:Item/cac:StandardItemIdentification/cbc:ID")
+        ),  # BT-157
         "quantity": quantity.number(".") if quantity is not None else None,
         "unit": quantity.element.get("unitCode") if quantity is not None else None,
         "unit_price": line.number("cac:Price/cbc:PriceAmount"),  # BT-146
-        "discount": _nonzero(_sum_allowances(line.nodes("cac:AllowanceCharge"),
-                                             "cbc:ChargeIndicator", "cbc:Amount")),  # BT-136
+        "discount": _nonzero(
+            _sum_allowances(line.nodes("cac:AllowanceCharge"), "cbc:ChargeIndicator", "cbc:Amount")
+        ),  # BT-136
         "tax": rate,
         "line_total": line.number("cbc:LineExtensionAmount"),  # BT-131
     }

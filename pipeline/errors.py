@@ -5,6 +5,7 @@ these escape ``Extractor.extract``. They keep their type end to end, through Ray
 (``pipeline.pool`` re-raises the cause of a ``RayTaskError``), because the dispatcher decides
 by type how a retry counts: busy OCR costs no attempt, the others do.
 """
+
 from __future__ import annotations
 
 

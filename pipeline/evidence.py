@@ -15,6 +15,7 @@ of the evidence page, the OCR confidence of the evidence line, whether the total
 confirms or contradicts the field, whether the line carries a label of the field. Pure
 functions; pipeline must not import ``api`` or ``appliance``.
 """
+
 from __future__ import annotations
 
 import re
@@ -57,8 +58,9 @@ def _has_amount(text: str, value: Decimal) -> bool:
 
 def _has_date(text: str, iso: str) -> bool:
     """Whether ``text`` prints the ISO date ``iso`` in any format (day- or month-first)."""
-    return any(m.iso == iso for first in (True, False) for loose in (False, True)
-               for m in find_dates(text, first, loose=loose))
+    return any(
+        m.iso == iso for first in (True, False) for loose in (False, True) for m in find_dates(text, first, loose=loose)
+    )
 
 
 def _matcher(value: Any, field: str | None):
@@ -93,8 +95,15 @@ def _label_kinds(text: str) -> set[str]:
 def _union(boxes: Iterable[tuple]) -> list[float]:
     """The smallest box holding ``boxes``, rounded to 0.1."""
     boxes = list(boxes)
-    return [round(v, 1) for v in (min(b[0] for b in boxes), min(b[1] for b in boxes),
-                                  max(b[2] for b in boxes), max(b[3] for b in boxes))]
+    return [
+        round(v, 1)
+        for v in (
+            min(b[0] for b in boxes),
+            min(b[1] for b in boxes),
+            max(b[2] for b in boxes),
+            max(b[3] for b in boxes),
+        )
+    ]
 
 
 def locate(value: Any, doc: DocumentText | None, field: str | None = None) -> tuple[int, list[float], str] | None:
@@ -124,7 +133,7 @@ def locate(value: Any, doc: DocumentText | None, field: str | None = None) -> tu
         lines = page.lines
         for size in range(2, MAX_WINDOW + 1):
             for start in range(0, len(lines) - size + 1):
-                chunk = lines[start:start + size]
+                chunk = lines[start : start + size]
                 if match(" ".join(line.text for line in chunk)):
                     return page.number, _union(line.bbox for line in chunk), " / ".join(line.text for line in chunk)
     return None
@@ -137,6 +146,7 @@ def arithmetic_status(data: dict[str, Any], errors: Iterable[str] = ()) -> dict[
     """Per filled field: ``ok`` (a passing check of validate confirms it), ``bad`` (an error
     message names it), ``disputed`` (tier 0: the print shows another value, compare_with_print)
     or ``na`` (no check covers it). Mirrors ``pipeline.validate``."""
+
     def num(key: str) -> Decimal:
         return to_amount(data.get(key)) if present(key) else Decimal(0)
 
@@ -154,7 +164,9 @@ def arithmetic_status(data: dict[str, Any], errors: Iterable[str] = ()) -> dict[
     if present("total_amount") and present("paid_amount") and present("balance_amount"):
         if agree(num("total_amount") - num("paid_amount"), num("balance_amount")):
             status.update(total_amount="ok", paid_amount="ok", balance_amount="ok")
-    totals = [to_amount(item["line_total"]) for item in data.get("line_items") or [] if is_amount(item.get("line_total"))]
+    totals = [
+        to_amount(item["line_total"]) for item in data.get("line_items") or [] if is_amount(item.get("line_total"))
+    ]
     if totals and present("subtotal") and agree(sum(totals, Decimal(0)), num("subtotal")):
         status["subtotal"] = "ok"
     for message in errors:
@@ -182,8 +194,10 @@ def _find_line(doc: DocumentText | None, page_no: int | None, bbox: Iterable[flo
     box = list(bbox)
     for page in doc.pages:
         if page.number == page_no:
-            return next((line for line in page.lines
-                         if all(abs(a - b) <= 0.11 for a, b in zip(line.bbox, box, strict=True))), None)
+            return next(
+                (line for line in page.lines if all(abs(a - b) <= 0.11 for a, b in zip(line.bbox, box, strict=True))),
+                None,
+            )
     return None
 
 
@@ -198,13 +212,15 @@ def _page_source(doc: DocumentText | None, page_no: int | None) -> str:
     return max(set(sources), key=sources.count)
 
 
-def field_features(field: str, source: str, evidence: dict | None, doc: DocumentText | None,
-                   arithmetic: str = "na") -> dict[str, Any]:
+def field_features(
+    field: str, source: str, evidence: dict | None, doc: DocumentText | None, arithmetic: str = "na"
+) -> dict[str, Any]:
     """The confidence features of one field (see ``pipeline.confidence``).
 
     ``page_source`` text_layer/ocr/none, ``ocr_confidence`` of the evidence line (None when
     exact or unknown), ``arithmetic`` ok/bad/disputed/na (``arithmetic_status``), ``labelled``
-    whether the evidence line carries a label of this field, ``located`` whether the value was found on the print at all.
+    whether the evidence line carries a label of this field, ``located`` whether the value was
+    found on the print at all.
     """
     evidence = evidence or {}
     page_no, bbox, text = evidence.get("page"), evidence.get("bbox"), evidence.get("text")
@@ -221,10 +237,16 @@ def field_features(field: str, source: str, evidence: dict | None, doc: Document
 # --------------------------------------------------------------------------- evidence
 
 
-def build_evidence(data: dict[str, Any] | None, *, doc: DocumentText | None,
-                   source_by_field: dict[str, Source] | None = None, default_source: Source = Source.RULES,
-                   rules_evidence: dict[str, dict] | None = None, errors: Iterable[str] = (),
-                   features: dict[str, dict] | None = None) -> dict[str, dict]:
+def build_evidence(
+    data: dict[str, Any] | None,
+    *,
+    doc: DocumentText | None,
+    source_by_field: dict[str, Source] | None = None,
+    default_source: Source = Source.RULES,
+    rules_evidence: dict[str, dict] | None = None,
+    errors: Iterable[str] = (),
+    features: dict[str, dict] | None = None,
+) -> dict[str, dict]:
     """The ``evidence`` object of one result: filled header field -> page, bbox, text, confidence, source.
 
     ``data``: the schema-2.9 data (raw_text and line_items are skipped). ``doc``: the text the

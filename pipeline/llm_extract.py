@@ -6,6 +6,7 @@ or amounts not printed in the document). The model sees the document text as unt
 data between delimiters, never as instructions. Must not import ``api`` or ``appliance``; the
 back-end arrives as an object implementing ``models.llm.LlmBackend``.
 """
+
 from __future__ import annotations
 
 import json
@@ -71,8 +72,9 @@ def llm_fill(
     of ``text`` put in the prompt (the head, plus some tail when amounts are asked for).
     Returns ``{key: value}`` with strings stripped (each found in ``text``) and amounts as
     ``decimal.Decimal`` parsed from the printed amount (``"1.234,50"`` -> ``Decimal("1234.50")``);
-    ``{}`` when ``missing`` is empty or the model's output is not a JSON object. Raises ValueError for a key not in FIELDS; exceptions of the
-    back-end (RuntimeError, TimeoutError, ...) propagate for the caller to record.
+    ``{}`` when ``missing`` is empty or the model's output is not a JSON object. Raises
+    ValueError for a key not in FIELDS; exceptions of the back-end (RuntimeError,
+    TimeoutError, ...) propagate for the caller to record.
     """
     keys = list(dict.fromkeys(missing))
     unknown = [key for key in keys if key not in FIELDS]

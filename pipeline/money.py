@@ -18,6 +18,7 @@ rounding line. Two amounts are the **same amount** when they are equal to the ce
 
 Standard library only; imports nothing of ours.
 """
+
 from __future__ import annotations
 
 import math

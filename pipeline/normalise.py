@@ -2,6 +2,7 @@
 stripped strings, every key present (null where empty), ``raw_text`` filled. Line items keep
 their numbers as printed (Decimal; an int stays an int). Amounts become JSON numbers only at
 the edge (``pipeline.money.to_json``)."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -7,6 +7,7 @@ regular expressions here only locate candidates; the values come from libraries:
 month names from ``dateparser`` in the languages of ``DATE_LANGUAGES``. Must not import ``api``
 or ``appliance``.
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -27,20 +28,40 @@ ISO_CODES = (
 ).split()
 # Longer symbols first so "S$" is not read as "$".
 SYMBOLS = [
-    ("US$", "USD"), ("S$", "SGD"), ("A$", "AUD"), ("C$", "CAD"), ("HK$", "HKD"), ("NZ$", "NZD"),
-    ("€", "EUR"), ("£", "GBP"), ("₹", "INR"), ("₩", "KRW"), ("฿", "THB"), ("₱", "PHP"),
-    ("₫", "VND"), ("₺", "TRY"), ("₽", "RUB"), ("zł", "PLN"), ("元", "CNY"), ("¥", "CNY"), ("$", "USD"),
+    ("US$", "USD"),
+    ("S$", "SGD"),
+    ("A$", "AUD"),
+    ("C$", "CAD"),
+    ("HK$", "HKD"),
+    ("NZ$", "NZD"),
+    ("€", "EUR"),
+    ("£", "GBP"),
+    ("₹", "INR"),
+    ("₩", "KRW"),
+    ("฿", "THB"),
+    ("₱", "PHP"),
+    ("₫", "VND"),
+    ("₺", "TRY"),
+    ("₽", "RUB"),
+    ("zł", "PLN"),
+    ("元", "CNY"),
+    ("¥", "CNY"),
+    ("$", "USD"),
 ]
 WORD_CURRENCIES = [
-    (r"\bRM(?=\s?\d)|\bRM\b", "MYR"), (r"\bRs\.?(?=\s?-?\d)", "INR"), (r"\bRp\.?(?=\s?\d)", "IDR"),
-    (r"\beuros?\b", "EUR"), (r"\bUS dollars?\b", "USD"), (r"\bbaht\b|บาท", "THB"),
-    (r"\bringgit\b", "MYR"), (r"\brupees?\b", "INR"), (r"人民币", "CNY"), (r"\bFr\.(?=\s?\d)", "CHF"),
+    (r"\bRM(?=\s?\d)|\bRM\b", "MYR"),
+    (r"\bRs\.?(?=\s?-?\d)", "INR"),
+    (r"\bRp\.?(?=\s?\d)", "IDR"),
+    (r"\beuros?\b", "EUR"),
+    (r"\bUS dollars?\b", "USD"),
+    (r"\bbaht\b|บาท", "THB"),
+    (r"\bringgit\b", "MYR"),
+    (r"\brupees?\b", "INR"),
+    (r"人民币", "CNY"),
+    (r"\bFr\.(?=\s?\d)", "CHF"),
 ]
 _ISO_RE = re.compile(r"(?<![A-Za-z])(" + "|".join(ISO_CODES) + r")(?![A-Za-z])")
-_CURRENCY_TOKEN = (
-    r"(?:US\$|S\$|A\$|C\$|HK\$|NZ\$|[€£₹₩฿₱₫₺₽¥$]|zł|RM|Rs\.?|Rp\.?|"
-    + "|".join(ISO_CODES) + r")"
-)
+_CURRENCY_TOKEN = r"(?:US\$|S\$|A\$|C\$|HK\$|NZ\$|[€£₹₩฿₱₫₺₽¥$]|zł|RM|Rs\.?|Rp\.?|" + "|".join(ISO_CODES) + r")"
 
 
 def detect_currency(text: str) -> str | None:
@@ -71,9 +92,9 @@ def detect_currency(text: str) -> str | None:
 
 _NUMBER = (
     r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+,\d{2}(?!\d)"  # 1 234,56: space thousands need a decimal comma
-    r"|\d{1,3}(?:'\d{3})+(?:\.\d{1,2})?"            # Swiss 1'234.50
-    r"|\d{1,3}(?:,\d{3})+(?:\.\d{1,4})?"            # 1,234,567.89
-    r"|\d{1,3}(?:\.\d{3})+(?:,\d{1,4})?"            # 1.234.567,89
+    r"|\d{1,3}(?:'\d{3})+(?:\.\d{1,2})?"  # Swiss 1'234.50
+    r"|\d{1,3}(?:,\d{3})+(?:\.\d{1,4})?"  # 1,234,567.89
+    r"|\d{1,3}(?:\.\d{3})+(?:,\d{1,4})?"  # 1.234.567,89
     r"|\d+(?:[.,]\d{1,4})?"
 )
 AMOUNT_RE = re.compile(
@@ -133,8 +154,12 @@ def find_amounts(text: str) -> list[AmountMatch]:
         value = _number_value(match.group("num"))
         if value is None:
             continue
-        negative = bool(match.group("neg2")) or bool(match.group("neg1") and match.group("neg1").strip() in "-−–") \
-            or (match.group("neg1") == "(" and match.group("neg3") == ")") or match.group("neg3") == "-"
+        negative = (
+            bool(match.group("neg2"))
+            or bool(match.group("neg1") and match.group("neg1").strip() in "-−–")
+            or (match.group("neg1") == "(" and match.group("neg3") == ")")
+            or match.group("neg3") == "-"
+        )
         num = match.group("num")
         decimals = bool(re.search(r"[.,]\d{1,4}$", num)) and not re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", num)
         currency = bool(match.group("cur1") or (match.group("tail") or "").strip())
@@ -199,12 +224,34 @@ _THAI_ALT = "|".join(sorted((re.escape(m) for m in THAI_MONTH_WORDS), key=len, r
 # A year may run straight into a time ("18-11-1813:58") on receipts: allow that, not other digits.
 _YEAR_END = r"(?:(?!\d)|(?=\d{1,2}:\d{2})|(?=\d{1,2}\.\d{2}\.\d{2}(?!\d)))"  # "17/01/20188.08.53": time with dots
 DATE_PATTERNS = [
-    ("ymd", re.compile(r"(?<![\d.])(?P<y>(?:19|20)\d{2})\s?[-/.]\s?(?P<m>\d{1,2})\s?[-/.]\s?(?P<d>\d{1,2})" + _YEAR_END)),
+    (
+        "ymd",
+        re.compile(r"(?<![\d.])(?P<y>(?:19|20)\d{2})\s?[-/.]\s?(?P<m>\d{1,2})\s?[-/.]\s?(?P<d>\d{1,2})" + _YEAR_END),
+    ),
     ("cjk", re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*日?")),
-    ("num", re.compile(r"(?<![\d.,])(?P<a>\d{1,2})\s?(?P<s>[./-])\s?(?P<b>\d{1,2})\s?(?P=s)\s?(?P<y>(?:19|20)\d{2}|\d{2})" + _YEAR_END)),
-    ("dmy", re.compile(r"(?<![\w])(?P<d>\d{1,2})(?:st|nd|rd|th|er|e|\.)?\s?[-/ ]?\s?(?:de\s+)?(?P<mn>" + _MONTH_ALT
-                       + r")\.?,?\s?[-/ ]?\s?(?:de\s+)?(?P<y>\d{4}|\d{2})" + _YEAR_END, re.I)),
-    ("mdy", re.compile(r"(?<![\w])(?P<mn>" + _MONTH_ALT + r")\.?\s?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(?P<y>\d{4})(?!\d)", re.I)),
+    (
+        "num",
+        re.compile(
+            r"(?<![\d.,])(?P<a>\d{1,2})\s?(?P<s>[./-])\s?(?P<b>\d{1,2})\s?(?P=s)\s?(?P<y>(?:19|20)\d{2}|\d{2})"
+            + _YEAR_END
+        ),
+    ),
+    (
+        "dmy",
+        re.compile(
+            r"(?<![\w])(?P<d>\d{1,2})(?:st|nd|rd|th|er|e|\.)?\s?[-/ ]?\s?(?:de\s+)?(?P<mn>"
+            + _MONTH_ALT
+            + r")\.?,?\s?[-/ ]?\s?(?:de\s+)?(?P<y>\d{4}|\d{2})"
+            + _YEAR_END,
+            re.I,
+        ),
+    ),
+    (
+        "mdy",
+        re.compile(
+            r"(?<![\w])(?P<mn>" + _MONTH_ALT + r")\.?\s?(?P<d>\d{1,2})(?:st|nd|rd|th)?\s*,?\s*(?P<y>\d{4})(?!\d)", re.I
+        ),
+    ),
     ("thai", re.compile(r"(?P<d>\d{1,2})\s*(?P<mn>" + _THAI_ALT + r")\s*(?P<y>\d{4})")),
 ]
 
@@ -259,9 +306,11 @@ def _named_date(day: int, month: str, year: int) -> str | None:
     if not 1990 <= year <= 2100:
         return None
     month = _DATEPARSER_SPELLING.get(month.lower(), month)
-    parsed = dateparser.parse(f"{day} {month} {year}", languages=list(DATE_LANGUAGES),
-                              settings={"DATE_ORDER": "DMY", "STRICT_PARSING": True,
-                                        "REQUIRE_PARTS": ["day", "month", "year"]})
+    parsed = dateparser.parse(
+        f"{day} {month} {year}",
+        languages=list(DATE_LANGUAGES),
+        settings={"DATE_ORDER": "DMY", "STRICT_PARSING": True, "REQUIRE_PARTS": ["day", "month", "year"]},
+    )
     return parsed.date().isoformat() if parsed else None
 
 
@@ -317,5 +366,8 @@ def guess_dayfirst(text: str) -> bool:
             votes["month"] += 1
     if votes["day"] != votes["month"]:
         return votes["day"] > votes["month"]
-    return not ("$" in (text or "") and re.search(r"\b(?:invoice|total|date)\b", text or "", re.I)
-                and not re.search(r"\b(?:RM|GST|VAT|S\$)\b", text or ""))
+    return not (
+        "$" in (text or "")
+        and re.search(r"\b(?:invoice|total|date)\b", text or "", re.I)
+        and not re.search(r"\b(?:RM|GST|VAT|S\$)\b", text or "")
+    )

@@ -11,6 +11,7 @@ a document running past the timeout gets its actor killed (Ray restarts it) and 
 JobTimeout, a temporary error the queue retries; each actor caps its own memory
 (pipeline.worker), so one bad file cannot take the appliance down.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -76,14 +77,17 @@ def connect_ray(address: str = "", num_cpus: int = 0, object_store_mb: int = 200
         return
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True,
-                              "configure_logging": False, "ignore_reinit_error": True}
+    kwargs: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": True,
+        "configure_logging": False,
+        "ignore_reinit_error": True,
+    }
     if address:
         ray.init(address=address, **kwargs)
         log.info("joined the Ray cluster at %s", address)
     else:
-        ray.init(num_cpus=num_cpus or os.cpu_count() or 2,
-                 object_store_memory=object_store_mb * 1024 * 1024, **kwargs)
+        ray.init(num_cpus=num_cpus or os.cpu_count() or 2, object_store_memory=object_store_mb * 1024 * 1024, **kwargs)
         log.info("started a local Ray (%d CPUs)", num_cpus or os.cpu_count() or 2)
 
 
@@ -168,8 +172,11 @@ class RayPool:
             if isinstance(exc.cause, TemporaryError):
                 raise exc.cause from None
             raise
-        except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
-                ray.exceptions.OutOfMemoryError) as exc:
+        except (
+            ray.exceptions.RayActorError,
+            ray.exceptions.WorkerCrashedError,
+            ray.exceptions.OutOfMemoryError,
+        ) as exc:
             lost = True
             raise WorkerLost(f"extraction worker lost: {type(exc).__name__}") from exc
         finally:
@@ -212,8 +219,16 @@ async def _awaited(ref):
     return await ref  # awaiting the ObjectRef itself keeps Ray's error types (RayTaskError as its cause)
 
 
-async def start_pool(kind: str, models: ModelConfig, size: int, ocr_concurrency: int, *,
-                     ray_address: str = "", num_cpus: int = 0, object_store_mb: int = 200):
+async def start_pool(
+    kind: str,
+    models: ModelConfig,
+    size: int,
+    ocr_concurrency: int,
+    *,
+    ray_address: str = "",
+    num_cpus: int = 0,
+    object_store_mb: int = 200,
+):
     """Start the pool named by ``kind`` (``ray`` or ``inline``) and wait until its models are loaded."""
     if kind == "inline":
         loop = asyncio.get_running_loop()

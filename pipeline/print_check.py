@@ -12,6 +12,7 @@ is no disagreement of the document's. So a key field is reported only when both 
 
 Pure extraction; must not import ``api`` or ``appliance``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -48,8 +49,9 @@ def print_disagreements(xml_fields: dict[str, Any], doc: DocumentText) -> list[s
         if seen.get("confidence", 0.0) < HIGH_CONFIDENCE or locate(xml_value, doc, key) is not None:
             continue
         where = f' ("{seen["text"]}", page {seen["page"]})' if seen.get("text") else ""
-        messages.append(f"printed {key} {_shown(key, value)}{where} differs from the e-invoice XML "
-                        f"{_shown(key, xml_value)}")
+        messages.append(
+            f"printed {key} {_shown(key, value)}{where} differs from the e-invoice XML {_shown(key, xml_value)}"
+        )
     return messages
 
 

@@ -1,4 +1,5 @@
 """What the pipeline hands back for one document."""
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field

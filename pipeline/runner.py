@@ -1,6 +1,7 @@
 """The stages of one extraction, run in order (STYLE.md 3): text → rules → LLM → normalise →
 validate. ``Extractor`` holds the loaded models of one worker and is what a Ray actor wraps.
 """
+
 from __future__ import annotations
 
 import logging
@@ -63,8 +64,13 @@ class Extractor:
         self.ocr = load_ocr(models.ocr_engine, lang=models.ocr_lang, threads=models.ocr_threads)
         self.llm = None
         if models.llm_enabled:
-            self.llm = load_llm(models.llm_backend, model_path=models.llm_model_path or None,
-                                n_ctx=models.llm_n_ctx, n_threads=models.llm_threads, data_dir=models.data_dir)
+            self.llm = load_llm(
+                models.llm_backend,
+                model_path=models.llm_model_path or None,
+                n_ctx=models.llm_n_ctx,
+                n_threads=models.llm_threads,
+                data_dir=models.data_dir,
+            )
 
     def ping(self) -> str:
         return "ok"
@@ -92,8 +98,13 @@ class Extractor:
 
         try:
             if media_type == PDF:
-                return pdf_text(data, engine, max_ocr_pages=ctx.max_ocr_pages, dpi=self.models.dpi,
-                                use_text_layer=not ctx.visual_only)
+                return pdf_text(
+                    data,
+                    engine,
+                    max_ocr_pages=ctx.max_ocr_pages,
+                    dpi=self.models.dpi,
+                    use_text_layer=not ctx.visual_only,
+                )
             return image_text(data, engine)
         except MemoryError as exc:
             raise TemporaryError("out of memory while reading the document") from exc
@@ -120,8 +131,13 @@ class Extractor:
                 return tier0
         if ctx.force_tier == 0:  # forced: never fall through to OCR, templates or the LLM
             reason = note or "the document embeds no e-invoice XML"
-            return ExtractionResult(None, ProcessingStatus.FAILED, processing_error=f"Tier 0 forced, but {reason}",
-                                    routing_reason="tier 0 forced", timings=timings)
+            return ExtractionResult(
+                None,
+                ProcessingStatus.FAILED,
+                processing_error=f"Tier 0 forced, but {reason}",
+                routing_reason="tier 0 forced",
+                timings=timings,
+            )
         if ctx.force_tier in (1, 2):
             note = f"tier {ctx.force_tier} forced"
         started = time.perf_counter()
@@ -131,8 +147,13 @@ class Extractor:
             return ExtractionResult(None, ProcessingStatus.FAILED, processing_error=str(exc), timings=timings)
         timings["text"] = round(time.perf_counter() - started, 3)
         if not doc.text.strip():
-            return ExtractionResult(None, ProcessingStatus.FAILED, processing_error="No text could be read from the document",
-                                    ocr_confidence=doc.ocr_confidence, timings=timings)
+            return ExtractionResult(
+                None,
+                ProcessingStatus.FAILED,
+                processing_error="No text could be read from the document",
+                ocr_confidence=doc.ocr_confidence,
+                timings=timings,
+            )
         return self.structure(doc, timings, note, ctx)
 
     def einvoice(self, data: bytes, timings: dict[str, float]) -> ExtractionResult | None:
@@ -162,16 +183,22 @@ class Extractor:
             evidence=evidence,
         )
 
-    def structure(self, doc: DocumentText, timings: dict[str, float], note: str | None = None,
-                  ctx: JobContext | None = None) -> ExtractionResult:
+    def structure(
+        self, doc: DocumentText, timings: dict[str, float], note: str | None = None, ctx: JobContext | None = None
+    ) -> ExtractionResult:
         """Tier 1 when a vendor template applies, else tier 2; in both, layout rules fill what
         the template left open and the LLM what both left open; then normalise and validate."""
         started = time.perf_counter()
         template, vendor_id, template_note = self.match_template(doc, ctx)
         if ctx is not None and ctx.force_tier == 1 and template is None:
-            return ExtractionResult(None, ProcessingStatus.FAILED, ocr_confidence=doc.ocr_confidence, routing_reason="tier 1 forced",
-                                    processing_error=f"Tier 1 forced, but no vendor template applies ({template_note})",
-                                    timings=timings)
+            return ExtractionResult(
+                None,
+                ProcessingStatus.FAILED,
+                ocr_confidence=doc.ocr_confidence,
+                routing_reason="tier 1 forced",
+                processing_error=f"Tier 1 forced, but no vendor template applies ({template_note})",
+                timings=timings,
+            )
         found = extract_rules(doc)
         timings["rules"] = round(time.perf_counter() - started, 3)
         fields: dict[str, Any] = {}
@@ -199,8 +226,13 @@ class Extractor:
         lines = template.line_items if template and template.line_items else found.line_items
         data = normalise.data(fields, lines, doc.text)
         errors = validate(data)
-        evidence = build_evidence(data, doc=doc, rules_evidence=found.evidence, errors=errors,
-                                  source_by_field={k: v for k, v in source.items() if v != Source.RULES})
+        evidence = build_evidence(
+            data,
+            doc=doc,
+            rules_evidence=found.evidence,
+            errors=errors,
+            source_by_field={k: v for k, v in source.items() if v != Source.RULES},
+        )
         kinds = "+".join(sorted({page.source for page in doc.pages}))
         if template:
             reason = f"vendor template {template.template_name} ({template_note}); text from {kinds}"
@@ -237,8 +269,7 @@ class Extractor:
         for vendor_id, yaml_text in ordered:
             forced = vendor_id == ctx.vendor_id
             try:
-                result = apply_template(load_template(yaml_text, f"vendor-{vendor_id}"), doc, forced=forced,
-                                        text=text)
+                result = apply_template(load_template(yaml_text, f"vendor-{vendor_id}"), doc, forced=forced, text=text)
             except TemplateError as exc:
                 log.warning("vendor %s: %s", vendor_id, exc)
                 continue

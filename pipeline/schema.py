@@ -7,18 +7,42 @@ and ``api`` may import); nothing else spells a field set or a state out. The enu
 ``StrEnum``: members are the strings themselves, so they compare with, store in SQLite and
 serialise to JSON as the spec's values. Imports nothing of ours.
 """
+
 from __future__ import annotations
 
 from enum import StrEnum
 
 # Spec 2.9: the header fields of ``data``, in the spec's order.
 HEADER_FIELDS = (
-    "invoice_number", "invoice_date", "due_date", "vendor_name", "vendor_address", "vendor_tax_id",
-    "vendor_email", "customer_name", "currency", "payment_terms", "subtotal", "discount", "tax_amount",
-    "service_charge", "shipping_cost", "total_amount", "paid_amount", "balance_amount",
+    "invoice_number",
+    "invoice_date",
+    "due_date",
+    "vendor_name",
+    "vendor_address",
+    "vendor_tax_id",
+    "vendor_email",
+    "customer_name",
+    "currency",
+    "payment_terms",
+    "subtotal",
+    "discount",
+    "tax_amount",
+    "service_charge",
+    "shipping_cost",
+    "total_amount",
+    "paid_amount",
+    "balance_amount",
 )
-AMOUNT_FIELDS = ("subtotal", "discount", "tax_amount", "service_charge", "shipping_cost", "total_amount",
-                 "paid_amount", "balance_amount")
+AMOUNT_FIELDS = (
+    "subtotal",
+    "discount",
+    "tax_amount",
+    "service_charge",
+    "shipping_cost",
+    "total_amount",
+    "paid_amount",
+    "balance_amount",
+)
 DATE_FIELDS = ("invoice_date", "due_date")
 ID_FIELDS = ("invoice_number", "vendor_tax_id")  # compared on letters and digits only
 # Every key of ``data``: the header fields, then the line items (2.10) and the raw text.

@@ -1,5 +1,6 @@
 """Decide a document's type from its first bytes (magic numbers), never from a declared MIME
 type or a file name (DESIGN.md "Flow of one invoice", spec section 8)."""
+
 from __future__ import annotations
 
 PDF = "application/pdf"

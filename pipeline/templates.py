@@ -9,6 +9,7 @@ input those templates were written against. invoice2data's output vocabulary (``
 Pure extraction: may import invoice2data, yaml and pipeline modules; must not import ``api`` or
 ``appliance``. Templates reach the workers as text inside the job context.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -24,18 +25,34 @@ log = logging.getLogger(__name__)
 
 # invoice2data output key -> schema 2.9 key
 HEADER_MAP = {
-    "invoice_number": "invoice_number", "date": "invoice_date", "date_due": "due_date",
-    "partner_name": "vendor_name", "issuer": "vendor_name",  # the legal name before the short issuer
+    "invoice_number": "invoice_number",
+    "date": "invoice_date",
+    "date_due": "due_date",
+    "partner_name": "vendor_name",
+    "issuer": "vendor_name",  # the legal name before the short issuer
     "vat": "vendor_tax_id",
-    "partner_email": "vendor_email", "currency": "currency", "amount": "total_amount",
-    "amount_untaxed": "subtotal", "amount_tax": "tax_amount", "payment_term": "payment_terms",
-    "note_payment_terms": "payment_terms", "customer_name": "customer_name",
-    "discount": "discount", "shipping_cost": "shipping_cost", "paid_amount": "paid_amount",
+    "partner_email": "vendor_email",
+    "currency": "currency",
+    "amount": "total_amount",
+    "amount_untaxed": "subtotal",
+    "amount_tax": "tax_amount",
+    "payment_term": "payment_terms",
+    "note_payment_terms": "payment_terms",
+    "customer_name": "customer_name",
+    "discount": "discount",
+    "shipping_cost": "shipping_cost",
+    "paid_amount": "paid_amount",
     "balance_amount": "balance_amount",
 }
 LINE_MAP = {
-    "name": "description", "code": "sku", "qty": "quantity", "unece_code": "unit", "uom": "unit",
-    "price_unit": "unit_price", "price_subtotal": "line_total", "discount": "discount",
+    "name": "description",
+    "code": "sku",
+    "qty": "quantity",
+    "unece_code": "unit",
+    "uom": "unit",
+    "price_unit": "unit_price",
+    "price_subtotal": "line_total",
+    "discount": "discount",
     "line_tax_percent": "tax",
 }
 ADDRESS_PARTS = ("partner_street", "partner_street2", "partner_zip", "partner_city")
@@ -106,8 +123,9 @@ def _layout_page(page: Page) -> str:
     return "\n".join(rows)
 
 
-def apply_template(template, doc: DocumentText, *, forced: bool = False,
-                   text: str | None = None) -> TemplateResult | None:
+def apply_template(
+    template, doc: DocumentText, *, forced: bool = False, text: str | None = None
+) -> TemplateResult | None:
     """Run one loaded template on the document.
 
     Without ``forced`` the template's keywords must match (invoice2data's rule); a forced
@@ -120,7 +138,13 @@ def apply_template(template, doc: DocumentText, *, forced: bool = False,
         return None
     try:
         output = template.extract(template.prepare_input(text), "", None)
-    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:  # RequiredFieldsMissingError is a ValueError
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        IndexError,
+    ) as exc:  # RequiredFieldsMissingError is a ValueError
         log.info("template %s did not apply: %s", template.get("template_name"), exc)
         return None
     if not output:

@@ -5,6 +5,7 @@ Pages are rendered with pypdfium2 (at ``dpi``) only when their text layer holds 
 ``max_ocr_pages`` pages are OCR'd (OCR_MAX_PDF_PAGES, spec section 8); the rest are skipped and
 counted. Images (JPEG, PNG) are always OCR'd.
 """
+
 from __future__ import annotations
 
 import io
@@ -43,8 +44,10 @@ def group_lines(segments: list[tuple[str, tuple[float, float, float, float], flo
         words = tuple(Word(t, b, c) for t, b, c in row)
         confs = [c for _, _, c in row if c is not None]
         bbox = (
-            min(s[1][0] for s in row), min(s[1][1] for s in row),
-            max(s[1][2] for s in row), max(s[1][3] for s in row),
+            min(s[1][0] for s in row),
+            min(s[1][1] for s in row),
+            max(s[1][2] for s in row),
+            max(s[1][3] for s in row),
         )
         lines.append(Line(" ".join(w.text for w in words), bbox, words, sum(confs) / len(confs) if confs else None))
     lines.sort(key=lambda line: (line.bbox[1], line.bbox[0]))
@@ -64,8 +67,12 @@ def text_layer_words(textpage, height: float) -> list[tuple[str, tuple[float, fl
         if chars:
             text = unicodedata.normalize("NFKC", "".join(c for c, _ in chars)).strip()
             if text:
-                box = (min(b[0] for _, b in chars), min(b[1] for _, b in chars),
-                       max(b[2] for _, b in chars), max(b[3] for _, b in chars))
+                box = (
+                    min(b[0] for _, b in chars),
+                    min(b[1] for _, b in chars),
+                    max(b[2] for _, b in chars),
+                    max(b[3] for _, b in chars),
+                )
                 words.append((text, box, None))
             chars.clear()
 
@@ -104,8 +111,9 @@ def ocr_page(image, number: int, engine) -> Page:
     return Page(number, float(image.width), float(image.height), tuple(group_lines(segments)), "ocr")
 
 
-def pdf_text(data: bytes, engine_factory, *, max_ocr_pages: int, dpi: int = 200,
-             use_text_layer: bool = True) -> DocumentText:
+def pdf_text(
+    data: bytes, engine_factory, *, max_ocr_pages: int, dpi: int = 200, use_text_layer: bool = True
+) -> DocumentText:
     """Text of a PDF given as bytes. ``engine_factory()`` returns the OCR engine, called only if needed.
 
     Raises UnreadableDocument for a corrupt or password-protected PDF.

@@ -6,6 +6,7 @@ returns its messages; ``validate`` runs every check (tiers 1 and 2), ``validate_
 those EN 16931 itself requires of an invoice (tier 0: the XML's values are exact, so only its
 own arithmetic can be wrong, and a due date before the issue date is allowed by the standard).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -45,11 +46,18 @@ def totals_add_up(data: dict[str, Any]) -> list[str]:
     total, subtotal = _amount(data, "total_amount"), _amount(data, "subtotal")
     if total is None or subtotal is None:
         return []
-    expected = (subtotal - _num(data, "discount") + _num(data, "tax_amount")
-                + _num(data, "shipping_cost") + _num(data, "service_charge"))
+    expected = (
+        subtotal
+        - _num(data, "discount")
+        + _num(data, "tax_amount")
+        + _num(data, "shipping_cost")
+        + _num(data, "service_charge")
+    )
     if not (agree(expected, total) or cash_rounded(expected, total) or agree(subtotal, total)):
-        return [f"totals do not add up: subtotal {subtotal:.2f} - discount + tax + charges = {expected:.2f}, "
-                f"total_amount is {total:.2f}"]
+        return [
+            f"totals do not add up: subtotal {subtotal:.2f} - discount + tax + charges = {expected:.2f}, "
+            f"total_amount is {total:.2f}"
+        ]
     return []
 
 
@@ -61,8 +69,9 @@ def lines_add_up(data: dict[str, Any]) -> list[str]:
     if not totals or subtotal is None:
         return []
     line_sum = sum(totals, Decimal(0))
-    if not agree(line_sum, subtotal) and (total is None or not (agree(line_sum, total)
-                                                                or cash_rounded(line_sum, total))):
+    if not agree(line_sum, subtotal) and (
+        total is None or not (agree(line_sum, total) or cash_rounded(line_sum, total))
+    ):
         return [f"line items sum to {line_sum:.2f}, subtotal is {subtotal:.2f}"]
     return []
 
@@ -76,8 +85,11 @@ def balance_adds_up(data: dict[str, Any], rounding: Decimal = Decimal(0)) -> lis
 
 
 def dates_are_dates(data: dict[str, Any]) -> list[str]:
-    return [f"{key} {data[key]!r} is not a date" for key in ("invoice_date", "due_date")
-            if data.get(key) is not None and _iso(data[key]) is None]
+    return [
+        f"{key} {data[key]!r} is not a date"
+        for key in ("invoice_date", "due_date")
+        if data.get(key) is not None and _iso(data[key]) is None
+    ]
 
 
 def due_after_issue(data: dict[str, Any]) -> list[str]:
@@ -93,8 +105,15 @@ def total_not_negative(data: dict[str, Any]) -> list[str]:
     return [f"total_amount {total:.2f} is negative"]
 
 
-CHECKS: tuple[Check, ...] = (total_present, totals_add_up, lines_add_up, balance_adds_up, dates_are_dates,
-                             due_after_issue, total_not_negative)
+CHECKS: tuple[Check, ...] = (
+    total_present,
+    totals_add_up,
+    lines_add_up,
+    balance_adds_up,
+    dates_are_dates,
+    due_after_issue,
+    total_not_negative,
+)
 
 
 def validate(data: dict[str, Any]) -> list[str]:
@@ -105,5 +124,6 @@ def validate(data: dict[str, Any]) -> list[str]:
 def validate_einvoice(data: dict[str, Any], rounding: Decimal | None = None) -> list[str]:
     """The checks of EN 16931 on data read from an e-invoice's XML: a total, and the
     arithmetic of totals, lines and balance; ``rounding`` is the XML's rounding amount (BT-114)."""
-    return (total_present(data) + totals_add_up(data) + lines_add_up(data)
-            + balance_adds_up(data, rounding or Decimal(0)))
+    return (
+        total_present(data) + totals_add_up(data) + lines_add_up(data) + balance_adds_up(data, rounding or Decimal(0))
+    )

@@ -9,6 +9,7 @@ mappings, and a Ray worker maps the whole object store (30 % of RAM under ``ray 
 made RLIMIT_AS abort Ray's own allocator. Measured with the real models (rapidocr + Gemma 3
 270M): about 1.6 GB of data segment after loading (3.3 GB address space, 0.6 GB resident).
 """
+
 from __future__ import annotations
 
 import logging
@@ -70,8 +71,11 @@ class LeasedOcrGate:
             if self.lease_seconds > 0:
                 kept = [t for t in self._held if now - t < self.lease_seconds]
                 if len(kept) < len(self._held):
-                    log.warning("reclaimed %d OCR slot(s) held past %.0f s by a lost worker",
-                                len(self._held) - len(kept), self.lease_seconds)
+                    log.warning(
+                        "reclaimed %d OCR slot(s) held past %.0f s by a lost worker",
+                        len(self._held) - len(kept),
+                        self.lease_seconds,
+                    )
                 self._held = kept
             if len(self._held) >= self.capacity:
                 return False

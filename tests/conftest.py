@@ -1,6 +1,7 @@
 """Shared fixtures: real SQLite files in tmp_path, a real aiohttp server on loopback, the real
 dispatcher, and an in-process pool whose models are fakes chosen through the config (the same
 plug-in setting an operator uses)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -77,9 +78,17 @@ class Harness:
         tenant, key = await create_tenant(self.db, name, credits)
         return tenant.id, {"Authorization": f"Bearer {key}"}
 
-    async def upload(self, headers: dict[str, str], data: bytes, *, filename: str = "invoice.pdf",
-                     content_type: str = "application/pdf", path: str = "/api/v1/invoices/upload",
-                     fields: dict[str, str] | None = None, params: dict[str, str] | None = None):
+    async def upload(
+        self,
+        headers: dict[str, str],
+        data: bytes,
+        *,
+        filename: str = "invoice.pdf",
+        content_type: str = "application/pdf",
+        path: str = "/api/v1/invoices/upload",
+        fields: dict[str, str] | None = None,
+        params: dict[str, str] | None = None,
+    ):
         from aiohttp import FormData
 
         form = FormData()
@@ -107,8 +116,9 @@ class Harness:
 def fake_models(ocr: str = "tests.fake_ocr:TextOcr", llm: str = "tests.fakes:EchoLLM", **limits: Any) -> ModelConfig:
     """What workers load, with fake back-ends, derived from Settings as the appliance derives it;
     ``limits`` are ``[limits]`` keys (``job_timeout_seconds``, ``worker_memory_mb``)."""
-    return Settings(ocr=OcrSettings(engine=ocr), llm=LlmSettings(backend=llm),
-                    limits=LimitSettings(**limits)).worker_models()
+    return Settings(
+        ocr=OcrSettings(engine=ocr), llm=LlmSettings(backend=llm), limits=LimitSettings(**limits)
+    ).worker_models()
 
 
 def make_settings(tmp_path: Path, *layers: dict[str, dict[str, Any]]) -> Settings:
@@ -133,8 +143,9 @@ async def harness_factory(tmp_path: Path):
         pipeline = running_pipeline(settings, db)
         pool, dispatcher = await pipeline.__aenter__()
         harness = Harness(client=None, db=db, settings=settings)  # type: ignore[arg-type]
-        app = make_app(db, settings, queue_ready=lambda: harness.queue_open and pool.healthy(),
-                       on_enqueued=dispatcher.wake)
+        app = make_app(
+            db, settings, queue_ready=lambda: harness.queue_open and pool.healthy(), on_enqueued=dispatcher.wake
+        )
         client = TestClient(TestServer(app, host="127.0.0.1"))
         await client.start_server()
         harness.client = client

@@ -1,4 +1,5 @@
 """Small documents made by the tests themselves (no third-party files): PNG, JPEG and PDFs."""
+
 from __future__ import annotations
 
 import io
@@ -66,8 +67,11 @@ def assemble_pdf(objects: list[bytes], trailer_extra: bytes = b"") -> bytes:
     out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
     for offset in offsets:
         out.write(f"{offset:010d} 00000 n \n".encode())
-    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R ".encode() + trailer_extra
-              + f" >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    out.write(
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R ".encode()
+        + trailer_extra
+        + f" >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
     return out.getvalue()
 
 

@@ -5,6 +5,7 @@ PNG text chunk ``ocr_text`` that ``tests.docs.png_with_text`` writes (so each te
 the page says), else answers a fixed invoice. Environment variables tune them for tests that run
 the server as a subprocess: ``FAKE_OCR_SECONDS`` (sleep per page).
 """
+
 from __future__ import annotations
 
 import os

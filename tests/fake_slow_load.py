@@ -1,6 +1,7 @@
 """A fake OCR engine that takes a while to load, as real weights do, loadable by name as
 ``"tests.fake_slow_load:SlowLoadOcr"``: the probes must say "not ready" meanwhile.
 ``FAKE_OCR_LOAD_SECONDS`` (environment) is the load time in seconds."""
+
 from __future__ import annotations
 
 import os

@@ -10,6 +10,7 @@ next n API calls with an error.
 
 Run standalone: ``python -m tests.fake_stripe --port 12111 [--webhook-url URL --webhook-secret S]``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,13 +54,19 @@ def sign(payload: bytes, secret: str, timestamp: int | None = None) -> str:
     import stripe
 
     return stripe.WebhookSignature.generate_signature_header(
-        payload.decode(), secret, timestamp=timestamp if timestamp is not None else int(time.time()))
+        payload.decode(), secret, timestamp=timestamp if timestamp is not None else int(time.time())
+    )
 
 
 def completed_event(session: dict[str, Any], event_type: str = "checkout.session.completed") -> dict[str, Any]:
-    return {"id": "evt_" + secrets.token_hex(12), "object": "event", "type": event_type,
-            "api_version": "2026-10-28.endive", "created": int(time.time()),
-            "data": {"object": session}}
+    return {
+        "id": "evt_" + secrets.token_hex(12),
+        "object": "event",
+        "type": event_type,
+        "api_version": "2026-10-28.endive",
+        "created": int(time.time()),
+        "data": {"object": session},
+    }
 
 
 class FakeStripe:
@@ -73,11 +80,13 @@ class FakeStripe:
         self.base_url = ""
         self._failures: list[int] = []
         self.app = web.Application()
-        self.app.add_routes([
-            web.post("/v1/checkout/sessions", self._create),
-            web.get("/v1/checkout/sessions/{id}", self._retrieve),
-            web.get("/pay/{id}", self._hosted_page),
-        ])
+        self.app.add_routes(
+            [
+                web.post("/v1/checkout/sessions", self._create),
+                web.get("/v1/checkout/sessions/{id}", self._retrieve),
+                web.get("/pay/{id}", self._hosted_page),
+            ]
+        )
 
     def fail_next(self, count: int = 1, status: int = 500) -> None:
         self._failures.extend([status] * count)
@@ -88,13 +97,24 @@ class FakeStripe:
         if self.webhook_url and self.webhook_secret:
             payload = json.dumps(completed_event(session)).encode()
             async with ClientSession() as client:
-                await client.post(self.webhook_url, data=payload, headers={
-                    "Stripe-Signature": sign(payload, self.webhook_secret), "Content-Type": "application/json"})
+                await client.post(
+                    self.webhook_url,
+                    data=payload,
+                    headers={
+                        "Stripe-Signature": sign(payload, self.webhook_secret),
+                        "Content-Type": "application/json",
+                    },
+                )
         return session
 
     def _error(self, status: int, message: str, code: str | None = None) -> web.Response:
-        body = {"error": {"type": "invalid_request_error" if status < 500 else "api_error",
-                          "message": message, **({"code": code} if code else {})}}
+        body = {
+            "error": {
+                "type": "invalid_request_error" if status < 500 else "api_error",
+                "message": message,
+                **({"code": code} if code else {}),
+            }
+        }
         return web.json_response(body, status=status)
 
     def _gate(self, request: web.Request) -> web.Response | None:
@@ -116,12 +136,19 @@ class FakeStripe:
         session_id = "cs_test_" + secrets.token_hex(16)
         price = params["line_items"][0]["price_data"]
         session = {
-            "id": session_id, "object": "checkout.session", "mode": params["mode"],
-            "url": f"{self.base_url}/pay/{session_id}", "status": "open", "payment_status": "unpaid",
+            "id": session_id,
+            "object": "checkout.session",
+            "mode": params["mode"],
+            "url": f"{self.base_url}/pay/{session_id}",
+            "status": "open",
+            "payment_status": "unpaid",
             "amount_total": int(price["unit_amount"]) * int(params["line_items"][0].get("quantity", 1)),
-            "currency": price["currency"], "client_reference_id": params.get("client_reference_id"),
-            "metadata": params.get("metadata", {}), "success_url": params["success_url"],
-            "cancel_url": params.get("cancel_url"), "created": int(time.time()),
+            "currency": price["currency"],
+            "client_reference_id": params.get("client_reference_id"),
+            "metadata": params.get("metadata", {}),
+            "success_url": params["success_url"],
+            "cancel_url": params.get("cancel_url"),
+            "created": int(time.time()),
         }
         self.sessions[session_id] = session
         return web.json_response(session)

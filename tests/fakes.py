@@ -3,6 +3,7 @@
 Each fake accepts and ignores the keyword options the pipeline passes to a real back-end
 (``model_path``, ``n_threads``, ``data_dir``, ...).
 """
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """Hostile documents, made by the tests themselves: encrypted, huge, truncated, corrupt, polyglot,
 decompression bombs. Each builder returns bytes; none needs a third-party file or tool."""
+
 from __future__ import annotations
 
 import hashlib
@@ -50,10 +51,15 @@ def encrypted_pdf(user_password: str = "secret", owner_password: str = "owner") 
         b"/Resources << /Font << /F1 5 0 R >> >> >>",
         b"<< /Length " + str(len(cipher)).encode() + b" >>\nstream\n" + cipher + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Filter /Standard /V 1 /R 2 /O <" + o_value.hex().encode() + b"> /U <" + u_value.hex().encode()
-        + b"> /P " + str(permissions).encode() + b" >>",
+        b"<< /Filter /Standard /V 1 /R 2 /O <"
+        + o_value.hex().encode()
+        + b"> /U <"
+        + u_value.hex().encode()
+        + b"> /P "
+        + str(permissions).encode()
+        + b" >>",
     ]
-    trailer = (b"/Encrypt 6 0 R /ID [<" + doc_id.hex().encode() + b"> <" + doc_id.hex().encode() + b">]")
+    trailer = b"/Encrypt 6 0 R /ID [<" + doc_id.hex().encode() + b"> <" + doc_id.hex().encode() + b">]"
     return assemble_pdf(objects, trailer)
 
 
@@ -90,8 +96,12 @@ def png_declaring(width: int, height: int) -> bytes:
     """A PNG whose header declares ``width`` x ``height`` 8-bit RGB but whose data is a few bytes:
     a decompression bomb as far as the header goes (decoding would allocate width*height*3)."""
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
-            + _png_chunk(b"IDAT", zlib.compress(b"\0" * 64)) + _png_chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", header)
+        + _png_chunk(b"IDAT", zlib.compress(b"\0" * 64))
+        + _png_chunk(b"IEND", b"")
+    )
 
 
 def jpeg_declaring(width: int, height: int) -> bytes:
@@ -99,7 +109,7 @@ def jpeg_declaring(width: int, height: int) -> bytes:
     data = bytearray(jpeg())
     at = data.find(b"\xff\xc0")
     assert at > 0, "Pillow wrote no baseline SOF0 marker"
-    data[at + 5:at + 9] = struct.pack(">HH", height, width)
+    data[at + 5 : at + 9] = struct.pack(">HH", height, width)
     return bytes(data)
 
 

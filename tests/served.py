@@ -1,6 +1,7 @@
 """An appliance assembled the way ``appliance.server.serve`` does it (web app first, pipeline
 later, readiness and metrics wired in), on a real aiohttp test server, for the probe and metrics
 tests. ``tests.conftest``'s harness builds a ready app directly and is enough for the rest."""
+
 from __future__ import annotations
 
 import asyncio
@@ -77,8 +78,14 @@ async def served_factory():
         db = await Database(settings.db_path).open()
         await sync_packages(db, settings)
         readiness, metrics = Readiness(db), Metrics(db)
-        app = make_app(db, settings, queue_ready=queue_ready or readiness.queue_ready, on_enqueued=readiness.wake,
-                       readiness=readiness, metrics=metrics)
+        app = make_app(
+            db,
+            settings,
+            queue_ready=queue_ready or readiness.queue_ready,
+            on_enqueued=readiness.wake,
+            readiness=readiness,
+            metrics=metrics,
+        )
         client = TestClient(TestServer(app, host="127.0.0.1"))
         await client.start_server()
         served = Served(client, db, settings, readiness, metrics)

@@ -1,4 +1,5 @@
 """Run ``appliance serve`` as a real subprocess on a free loopback port (for kill -9 tests)."""
+
 from __future__ import annotations
 
 import json
@@ -29,15 +30,22 @@ class ServerProcess:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.metrics_port = free_port()  # never the shared default 9464: tests run beside real appliances
-        self.env = {**os.environ, "RAY_AUTH_MODE": "disabled", "APPLIANCE_METRICS_PORT": str(self.metrics_port),
-                    **(env or {})}
+        self.env = {
+            **os.environ,
+            "RAY_AUTH_MODE": "disabled",
+            "APPLIANCE_METRICS_PORT": str(self.metrics_port),
+            **(env or {}),
+        }
         self.proc: subprocess.Popen | None = None
         self.log = config.parent / f"server-{self.port}.log"
 
     def start(self, timeout: float = 120) -> ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "appliance.cli", "--config", str(self.config), "serve", "--port", str(self.port)],
-            cwd=ROOT, env=self.env, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=self.env,
+            stdout=open(self.log, "ab"),
+            stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -64,8 +72,9 @@ class ServerProcess:
                 self.proc.kill()
                 self.proc.wait(30)
 
-    def request(self, method: str, path: str, key: str, body: bytes | None = None,
-                content_type: str | None = None) -> tuple[int, dict]:
+    def request(
+        self, method: str, path: str, key: str, body: bytes | None = None, content_type: str | None = None
+    ) -> tuple[int, dict]:
         headers = {"Authorization": f"Bearer {key}"}
         if content_type:
             headers["Content-Type"] = content_type
@@ -80,12 +89,19 @@ class ServerProcess:
 def multipart(data: bytes, filename: str, content_type: str) -> tuple[bytes, str]:
     """A multipart/form-data body with one ``file`` field; returns (body, content type header)."""
     boundary = "----appliance-test-boundary"
-    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{filename}\"\r\n"
-            f"Content-Type: {content_type}\r\n\r\n").encode()
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{filename}"\r\n'
+        f"Content-Type: {content_type}\r\n\r\n"
+    ).encode()
     return head + data + f"\r\n--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
 
 
 def cli(config: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "appliance.cli", "--config", str(config), *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "RAY_AUTH_MODE": "disabled", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "appliance.cli", "--config", str(config), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "RAY_AUTH_MODE": "disabled", **(env or {})},
+    )

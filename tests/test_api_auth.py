@@ -1,5 +1,6 @@
 """API key auth (spec section 5): 401 with the exact message on every route, rotate and revoke
 take effect on the next request, and keys never reach the database in clear."""
+
 from __future__ import annotations
 
 from appliance.tenants import revoke_key, rotate_key
@@ -20,12 +21,18 @@ async def openapi_operations(harness) -> list[tuple[str, str]]:
 
 async def test_every_route_refuses_missing_and_bad_keys(harness):
     tenant_id, headers = await harness.tenant()
-    good = headers["Authorization"][len("Bearer "):]
+    good = headers["Authorization"][len("Bearer ") :]
     operations = await openapi_operations(harness)
     assert len(operations) == 8  # every operation of spec section 4
-    bad_headers = [{}, {"Authorization": good}, {"Authorization": f"Basic {good}"},
-                   {"Authorization": "Bearer "}, {"Authorization": "Bearer inv_wrong"},
-                   {"Authorization": f"bearer {good}"}, {"Authorization": f"Bearer {good}x"}]
+    bad_headers = [
+        {},
+        {"Authorization": good},
+        {"Authorization": f"Basic {good}"},
+        {"Authorization": "Bearer "},
+        {"Authorization": "Bearer inv_wrong"},
+        {"Authorization": f"bearer {good}"},
+        {"Authorization": f"Bearer {good}x"},
+    ]
     for method, path in operations:
         for bad in bad_headers:
             response = await harness.client.request(method, path, headers=bad)
@@ -47,7 +54,7 @@ async def test_rotated_and_revoked_keys_stop_at_once(harness):
 
 async def test_keys_are_stored_hashed(harness):
     _, headers = await harness.tenant()
-    key = headers["Authorization"][len("Bearer "):]
+    key = headers["Authorization"][len("Bearer ") :]
     raw = harness.settings.db_path.read_bytes()
     assert key.encode() not in raw
     row = await harness.db.fetchone("SELECT prefix, key_hash FROM api_keys")

@@ -1,4 +1,5 @@
 """Uploads, polling and every error path of spec 4.5 to 4.8, against a real server on loopback."""
+
 from __future__ import annotations
 
 import uuid
@@ -50,8 +51,9 @@ async def test_init_then_attach(harness):
     poll = await (await harness.client.get(f"/api/v1/invoices/{prepared['invoiceId']}", headers=headers)).json()
     assert poll["ready"] is False and poll["data"] is None and poll["status"] == "pending"
     path = f"/api/v1/invoices/upload/{prepared['invoiceId']}/file"
-    response = await harness.upload(headers, png_with_text("Total 12.50"), filename="scan.png",
-                                    content_type="image/png", path=path)
+    response = await harness.upload(
+        headers, png_with_text("Total 12.50"), filename="scan.png", content_type="image/png", path=path
+    )
     assert response.status == 202, await response.text()
     body = await response.json()
     assert body["invoice"]["id"] == prepared["invoiceId"]
@@ -79,8 +81,9 @@ async def test_unknown_malformed_and_foreign_slots_are_404(harness):
     _, other = await harness.tenant(name="other")
     foreign = (await (await harness.client.post("/api/v1/invoices/upload/init", headers=other)).json())["invoiceId"]
     for slot in (str(uuid.uuid4()), "not-a-uuid", foreign, "1%27%20OR%201=1"):
-        response = await harness.upload(headers, jpeg(), content_type="image/jpeg",
-                                        path=f"/api/v1/invoices/upload/{slot}/file")
+        response = await harness.upload(
+            headers, jpeg(), content_type="image/jpeg", path=f"/api/v1/invoices/upload/{slot}/file"
+        )
         assert response.status == 404, slot
         assert (await response.json())["statusCode"] == 404
     assert files_on_disk(harness.settings) == []
@@ -100,15 +103,18 @@ async def test_poll_other_tenant_malformed_and_unknown_is_404(harness):
 
 async def test_type_is_decided_by_magic_bytes(harness):
     _, headers = await harness.tenant()
-    for data, name, declared in ((b"hello, not a pdf" * 100, "invoice.pdf", "application/pdf"),
-                                 (b"", "empty.pdf", "application/pdf"),
-                                 (b"GIF89a" + b"\0" * 2000, "x.png", "image/png")):
+    for data, name, declared in (
+        (b"hello, not a pdf" * 100, "invoice.pdf", "application/pdf"),
+        (b"", "empty.pdf", "application/pdf"),
+        (b"GIF89a" + b"\0" * 2000, "x.png", "image/png"),
+    ):
         response = await harness.upload(headers, data, filename=name, content_type=declared)
         assert response.status == 400, name
         assert "Unsupported file type" in (await response.json())["message"]
     # a real PNG declared as a PDF is accepted: the content decides
-    response = await harness.upload(headers, png_with_text("Total 1.00"), filename="x.pdf",
-                                    content_type="application/pdf")
+    response = await harness.upload(
+        headers, png_with_text("Total 1.00"), filename="x.pdf", content_type="application/pdf"
+    )
     assert response.status == 202
     assert await harness.balance(headers) == 9
     assert len(files_on_disk(harness.settings)) == 1
@@ -130,16 +136,20 @@ async def test_too_large_is_413_while_streaming(harness_factory, tmp_path):
 
 async def test_over_ocr_limit_refused_before_debit_unless_configured(harness_factory, tmp_path):
     pdf = text_pdf(INVOICE_LINES) + b"%" * (1024 * 1024 + 10) + b"\n%%EOF\n"  # still ends like a PDF
-    strict = await harness_factory(make_settings(tmp_path / "a", {"limits": {"MAX_FILE_SIZE_MB": 3,
-                                                                             "OCR_MAX_UPLOAD_MB": 1}}))
+    strict = await harness_factory(
+        make_settings(tmp_path / "a", {"limits": {"MAX_FILE_SIZE_MB": 3, "OCR_MAX_UPLOAD_MB": 1}})
+    )
     _, headers = await strict.tenant()
     response = await strict.upload(headers, pdf)
     assert response.status == 413
     assert "OCR_MAX_UPLOAD_MB" in (await response.json())["message"]
     assert await strict.balance(headers) == 10 and files_on_disk(strict.settings) == []
 
-    lenient = await harness_factory(make_settings(tmp_path / "b", {"limits": {
-        "MAX_FILE_SIZE_MB": 3, "OCR_MAX_UPLOAD_MB": 1, "accept_over_ocr_limit": True}}))
+    lenient = await harness_factory(
+        make_settings(
+            tmp_path / "b", {"limits": {"MAX_FILE_SIZE_MB": 3, "OCR_MAX_UPLOAD_MB": 1, "accept_over_ocr_limit": True}}
+        )
+    )
     _, headers = await lenient.tenant()
     assert (await lenient.upload(headers, pdf)).status == 202
     assert await lenient.balance(headers) == 9

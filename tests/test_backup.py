@@ -1,5 +1,6 @@
 """``appliance backup`` / ``restore``: a snapshot taken while the server writes restores into a new
 data dir with the same invoices, ledger and files, and the restored appliance serves them."""
+
 from __future__ import annotations
 
 import asyncio
@@ -42,8 +43,9 @@ async def test_backup_while_serving_then_restore_elsewhere(harness, harness_fact
 
     async def keep_uploading():
         for n in range(6):
-            await harness.upload(headers, png_with_text(f"Total {n}.50"), filename=f"b{n}.png",
-                                 content_type="image/png")
+            await harness.upload(
+                headers, png_with_text(f"Total {n}.50"), filename=f"b{n}.png", content_type="image/png"
+            )
             await asyncio.sleep(0.01)
 
     archive = tmp_path / "backups" / "snap.tar.gz"

@@ -1,4 +1,5 @@
 """``appliance extract``'s retries (appliance.batch): the same rules as the dispatcher's queue."""
+
 from __future__ import annotations
 
 from appliance.batch import _submit

@@ -1,5 +1,6 @@
 """Buying credits end to end against a fake Stripe API reached by the real ``stripe`` library:
 packages, checkout, confirm and the webhook, exactly once also when they race (issue 3)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -13,8 +14,11 @@ from tests.conftest import make_settings
 from tests.fake_stripe import FakeStripe, completed_event, sign
 
 WEBHOOK_SECRET = "whsec_test_0123456789abcdef"
-PACKAGES = [{"name": "Small", "credits": 10, "active": True}, {"name": "Large", "credits": 500, "active": True},
-            {"name": "Retired", "credits": 50, "active": False}]
+PACKAGES = [
+    {"name": "Small", "credits": 10, "active": True},
+    {"name": "Large", "credits": 500, "active": True},
+    {"name": "Retired", "credits": 50, "active": False},
+]
 
 
 @pytest.fixture
@@ -26,17 +30,27 @@ async def stripe_fake():
 
 
 def billing_settings(tmp_path, fake: FakeStripe | None, **stripe):
-    make_settings(tmp_path, {"credits": {"price_per_credit_cents": 25, "currency": "usd"},
-                                        "stripe": {"secret_key": "sk_test_x" if fake else "",
-                                                   "webhook_secret": WEBHOOK_SECRET,
-                                                   "api_base": fake.base_url if fake else "",
-                                                   "max_network_retries": 0, **stripe}})
+    make_settings(
+        tmp_path,
+        {
+            "credits": {"price_per_credit_cents": 25, "currency": "usd"},
+            "stripe": {
+                "secret_key": "sk_test_x" if fake else "",
+                "webhook_secret": WEBHOOK_SECRET,
+                "api_base": fake.base_url if fake else "",
+                "max_network_retries": 0,
+                **stripe,
+            },
+        },
+    )
     # [[credits.packages]] are tables: write them into the generated config
     config = tmp_path / "config.toml"
     text = config.read_text()
     for package in PACKAGES:
-        text += (f'\n[[credits.packages]]\nname = "{package["name"]}"\ncredits = {package["credits"]}\n'
-                 f'active = {str(package["active"]).lower()}\n')
+        text += (
+            f'\n[[credits.packages]]\nname = "{package["name"]}"\ncredits = {package["credits"]}\n'
+            f"active = {str(package['active']).lower()}\n"
+        )
     config.write_text(text)
     from appliance.settings import load_settings
 
@@ -66,12 +80,16 @@ async def checkout(harness, headers, name: str = "Small") -> str:
 
 
 async def confirm(harness, headers, session_id: str):
-    return await harness.client.post("/api/v1/credits/checkout/confirm", json={"sessionId": session_id}, headers=headers)
+    return await harness.client.post(
+        "/api/v1/credits/checkout/confirm", json={"sessionId": session_id}, headers=headers
+    )
 
 
 async def webhook(harness, payload: bytes, signature: str | None = None):
-    headers = {"Content-Type": "application/json",
-               "Stripe-Signature": signature if signature is not None else sign(payload, WEBHOOK_SECRET)}
+    headers = {
+        "Content-Type": "application/json",
+        "Stripe-Signature": signature if signature is not None else sign(payload, WEBHOOK_SECRET),
+    }
     return await harness.client.post("/webhooks/stripe", data=payload, headers=headers)
 
 
@@ -79,8 +97,13 @@ async def test_packages_are_priced_at_the_platform_rate_with_stable_ids(shop):
     _, headers = await shop.tenant()
     listed = await packages(shop, headers)
     assert set(listed) == {"Small", "Large"}  # inactive ones are not listed
-    assert listed["Small"] == {"id": package_id("Small"), "name": "Small", "credits": 10, "priceCents": 250,
-                               "currency": "usd"}
+    assert listed["Small"] == {
+        "id": package_id("Small"),
+        "name": "Small",
+        "credits": 10,
+        "priceCents": 250,
+        "currency": "usd",
+    }
     await sync_packages(shop.db, shop.settings)  # a restart keeps the ids
     assert (await packages(shop, headers))["Large"]["id"] == listed["Large"]["id"]
 
@@ -164,11 +187,11 @@ async def test_replayed_and_forged_webhooks(shop):
     replay = await webhook(shop, payload)
     assert replay.status == 200 and (await replay.json())["outcome"] == "duplicate"
     forged = [
-        (payload.replace(b'"paid"', b'"paid" '), sign(payload, WEBHOOK_SECRET)),      # tampered body
-        (payload, sign(payload, "whsec_wrong")),                                       # wrong secret
-        (payload, sign(payload, WEBHOOK_SECRET, timestamp=int(time.time()) - 3600)),   # outside tolerance
-        (payload, ""),                                                                 # no signature
-        (b"not json", sign(b"not json", WEBHOOK_SECRET)),                              # signed garbage
+        (payload.replace(b'"paid"', b'"paid" '), sign(payload, WEBHOOK_SECRET)),  # tampered body
+        (payload, sign(payload, "whsec_wrong")),  # wrong secret
+        (payload, sign(payload, WEBHOOK_SECRET, timestamp=int(time.time()) - 3600)),  # outside tolerance
+        (payload, ""),  # no signature
+        (b"not json", sign(b"not json", WEBHOOK_SECRET)),  # signed garbage
     ]
     for body, signature in forged:
         response = await webhook(shop, body, signature)
@@ -216,12 +239,16 @@ async def test_bad_requests_on_checkout_and_confirm(shop):
         response = await post(path, json=body, headers=headers)
         assert response.status == status, (path, body)
         assert message in (await response.json())["message"]
-    response = await post("/api/v1/credits/checkout", data="{bad json", headers={**headers, "Content-Type": "application/json"})
+    response = await post(
+        "/api/v1/credits/checkout", data="{bad json", headers={**headers, "Content-Type": "application/json"}
+    )
     assert response.status == 400 and "Malformed JSON" in (await response.json())["message"]
     response = await post("/api/v1/credits/checkout", data=b"packageId=x", headers=headers)
     assert response.status == 400 and "application/json" in (await response.json())["message"]
     big = json.dumps({"sessionId": "cs_" + "a" * (10 * 1024 * 1024)})
-    response = await post("/api/v1/credits/checkout/confirm", data=big, headers={**headers, "Content-Type": "application/json"})
+    response = await post(
+        "/api/v1/credits/checkout/confirm", data=big, headers={**headers, "Content-Type": "application/json"}
+    )
     assert response.status == 413 and (await response.json())["statusCode"] == 413
     assert await shop.db.fetchone("SELECT 1 FROM purchases") is None
 
@@ -229,8 +256,10 @@ async def test_bad_requests_on_checkout_and_confirm(shop):
 async def test_unconfigured_stripe_is_503_and_the_rest_works(harness_factory, tmp_path):
     harness = await harness_factory(billing_settings(tmp_path, None))
     _, headers = await harness.tenant()
-    for path, body in (("/api/v1/credits/checkout", {"packageId": package_id("Small")}),
-                       ("/api/v1/credits/checkout/confirm", {"sessionId": "cs_test_x"})):
+    for path, body in (
+        ("/api/v1/credits/checkout", {"packageId": package_id("Small")}),
+        ("/api/v1/credits/checkout/confirm", {"sessionId": "cs_test_x"}),
+    ):
         response = await harness.client.post(path, json=body, headers=headers)
         assert response.status == 503
         assert "not configured" in (await response.json())["message"]
@@ -241,8 +270,9 @@ async def test_unconfigured_stripe_is_503_and_the_rest_works(harness_factory, tm
 async def test_stripe_answering_500_or_down_applies_nothing(shop, harness_factory, tmp_path):
     _, headers = await shop.tenant(credits=0)
     shop.fake.fail_next(1, 500)
-    response = await shop.client.post("/api/v1/credits/checkout", json={"packageId": package_id("Small")},
-                                      headers=headers)
+    response = await shop.client.post(
+        "/api/v1/credits/checkout", json={"packageId": package_id("Small")}, headers=headers
+    )
     assert response.status == 502 and "nothing was applied" in (await response.json())["message"]
     assert await shop.db.fetchone("SELECT 1 FROM purchases") is None
     session_id = await checkout(shop, headers)  # safe to retry
@@ -254,11 +284,13 @@ async def test_stripe_answering_500_or_down_applies_nothing(shop, harness_factor
 
     from tests.serverproc import free_port
 
-    down = await harness_factory(billing_settings(tmp_path / "down", FakeStripe(),
-                                                  api_base=f"http://127.0.0.1:{free_port()}"))
+    down = await harness_factory(
+        billing_settings(tmp_path / "down", FakeStripe(), api_base=f"http://127.0.0.1:{free_port()}")
+    )
     _, headers = await down.tenant()
-    response = await down.client.post("/api/v1/credits/checkout", json={"packageId": package_id("Small")},
-                                      headers=headers)
+    response = await down.client.post(
+        "/api/v1/credits/checkout", json={"packageId": package_id("Small")}, headers=headers
+    )
     assert response.status == 503 and "cannot be reached" in (await response.json())["message"]
     assert "Retry-After" in response.headers
 

@@ -1,4 +1,5 @@
 """``appliance check``: one line per check, a hint per failure, exit 78 when any fails."""
+
 from __future__ import annotations
 
 import sqlite3
@@ -28,13 +29,21 @@ def test_cli_fails_before_init_then_passes(tmp_path):
     after = cli(config, "check")
     assert after.returncode == 0, after.stdout + after.stderr
     lines = after.stdout.splitlines()
-    assert [line.split(":")[0] for line in lines] == ["ok   data_dir", "ok   database", "ok   ocr", "ok   llm",
-                                                      "ok   ray"]
+    assert [line.split(":")[0] for line in lines] == [
+        "ok   data_dir",
+        "ok   database",
+        "ok   ocr",
+        "ok   llm",
+        "ok   ray",
+    ]
     assert lines[1].startswith("ok   database: migrated (") and lines[1].endswith(" steps)")
     assert lines[4] == "ok   ray: not used (pool.backend = inline)"
     skipped = cli(config, "check", "--skip", "ray", "--skip", "ocr")
-    assert [line.split(":")[0] for line in skipped.stdout.splitlines()] == ["ok   data_dir", "ok   database",
-                                                                           "ok   llm"]
+    assert [line.split(":")[0] for line in skipped.stdout.splitlines()] == [
+        "ok   data_dir",
+        "ok   database",
+        "ok   llm",
+    ]
 
 
 def test_pending_migration_and_unreadable_database(tmp_path):

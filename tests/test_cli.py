@@ -1,4 +1,5 @@
 """The operator CLI, run as a subprocess exactly as scripts use it."""
+
 from __future__ import annotations
 
 import json
@@ -98,8 +99,9 @@ def test_invoice_show_has_operator_fields(config, tmp_path):
     assert cli(config, "invoice", "show", "nope").returncode == 66
 
 
-@pytest.mark.parametrize("section, key, value", [("pool", "workers", '"2"'), ("llm", "enabled", '"no"'),
-                                                  ("server", "port", '"eighty"')])
+@pytest.mark.parametrize(
+    "section, key, value", [("pool", "workers", '"2"'), ("llm", "enabled", '"no"'), ("server", "port", '"eighty"')]
+)
 @pytest.mark.parametrize("command", [["serve"], ["check", "--skip", "ray"]])
 def test_a_wrong_type_stops_serve_and_check_with_exit_78(tmp_path, command, section, key, value):
     config = tmp_path / "config.toml"

@@ -1,5 +1,6 @@
 """Crash safety: kill -9 the server while a job is in flight and while an upload streams; after a
 restart the job finishes, exactly one debit stands, and no partial file stays on disk."""
+
 from __future__ import annotations
 
 import json
@@ -37,12 +38,15 @@ def test_kill_9_mid_job_and_mid_upload_loses_nothing(tmp_path):
         status, accepted = server.request("POST", "/api/v1/invoices/upload", key, body, ctype)
         assert status == 202
         invoice_id = accepted["invoice"]["id"]
-        wait_for(lambda: server.request("GET", f"/api/v1/invoices/{invoice_id}", key)[1]["processingStatus"]
-                 == "processing")
+        wait_for(
+            lambda: server.request("GET", f"/api/v1/invoices/{invoice_id}", key)[1]["processingStatus"] == "processing"
+        )
         # a second upload that stops half-way: the server has a partial file on disk
         sock = socket.create_connection(("127.0.0.1", server.port))
-        head = (f"POST /api/v1/invoices/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n"
-                f"Content-Type: {ctype}\r\nContent-Length: {len(body) + 10_000_000}\r\n\r\n").encode()
+        head = (
+            f"POST /api/v1/invoices/upload HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n"
+            f"Content-Type: {ctype}\r\nContent-Length: {len(body) + 10_000_000}\r\n\r\n"
+        ).encode()
         sock.sendall(head + body[: len(body) - 40] + b"\0" * 300_000)
         files_dir = tmp_path / "data" / "files"
         wait_for(lambda: list(files_dir.glob("*/.partial-*")))
@@ -53,6 +57,7 @@ def test_kill_9_mid_job_and_mid_upload_loses_nothing(tmp_path):
 
     server = ServerProcess(config).start()
     try:
+
         def ready():
             status, invoice = server.request("GET", f"/api/v1/invoices/{invoice_id}", key)
             return invoice if invoice["ready"] else None

@@ -4,6 +4,7 @@ engine (rapidocr) and the embedded GGUF (Gemma 3 270M via llama.cpp), one test p
 Text-layer PDF: upload through the API to a real server, poll until ready.
 Scanned image: ``appliance extract`` (the batch path) on the real Ray pool.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,11 @@ from tests.serverproc import cli
 
 pytestmark = [pytest.mark.model, pytest.mark.slow, needs_datasets]
 
-REAL_MODELS = {"ocr": {"engine": "rapidocr"}, "llm": {"backend": "llama_cpp"},
-               "pool": {"backend": "inline", "workers": 1}}
+REAL_MODELS = {
+    "ocr": {"engine": "rapidocr"},
+    "llm": {"backend": "llama_cpp"},
+    "pool": {"backend": "inline", "workers": 1},
+}
 
 
 async def test_text_layer_pdf_through_the_api(harness_factory, tmp_path):
@@ -36,8 +40,15 @@ async def test_text_layer_pdf_through_the_api(harness_factory, tmp_path):
 
 
 def test_scanned_receipt_through_extract_on_ray(tmp_path):
-    config = write_config(tmp_path, {"ocr": {"engine": "rapidocr"}, "llm": {"backend": "llama_cpp"},
-                                     "pool": {"backend": "ray", "workers": 1}, "ray": {"num_cpus": 2}})
+    config = write_config(
+        tmp_path,
+        {
+            "ocr": {"engine": "rapidocr"},
+            "llm": {"backend": "llama_cpp"},
+            "pool": {"backend": "ray", "workers": 1},
+            "ray": {"num_cpus": 2},
+        },
+    )
     image = DATASETS / "sroie" / "004.jpg"
     truth = json.loads((DATASETS / "sroie" / "004.json").read_text())
     result = cli(config, "extract", "--out", str(tmp_path / "out"), str(image))
@@ -52,9 +63,14 @@ def test_scanned_receipt_through_extract_on_ray(tmp_path):
 
 def test_e_invoice_is_read_from_its_xml_without_ocr_or_llm(tmp_path):
     """Tier 0 through the batch path: exact fields and lines, no OCR engine or model needed."""
-    config = write_config(tmp_path, {"ocr": {"engine": "tests.fake_ocr:CrashOcr"},
-                                     "llm": {"backend": "tests.fakes:CrashLLM"},
-                                     "pool": {"backend": "inline", "workers": 1}})
+    config = write_config(
+        tmp_path,
+        {
+            "ocr": {"engine": "tests.fake_ocr:CrashOcr"},
+            "llm": {"backend": "tests.fakes:CrashLLM"},
+            "pool": {"backend": "inline", "workers": 1},
+        },
+    )
     pdf = DATASETS / "zugferd-corpus" / "EN16931_Einfach.pdf"
     truth = json.loads(pdf.with_suffix(".json").read_text())
     result = cli(config, "extract", str(pdf))
@@ -62,9 +78,18 @@ def test_e_invoice_is_read_from_its_xml_without_ocr_or_llm(tmp_path):
     record = json.loads(result.stdout.strip().splitlines()[-1])
     assert record["extractionTier"] == 0 and record["extractionProvider"] == "einvoice-cii"
     assert record["processingStatus"] == "completed", record["validationErrors"]
-    for key in ("invoice_number", "invoice_date", "vendor_name", "vendor_tax_id", "currency", "total_amount",
-                "tax_amount", "balance_amount"):
+    for key in (
+        "invoice_number",
+        "invoice_date",
+        "vendor_name",
+        "vendor_tax_id",
+        "currency",
+        "total_amount",
+        "tax_amount",
+        "balance_amount",
+    ):
         assert record["data"][key] == truth[key], key
-    assert [line["line_total"] for line in record["data"]["line_items"]] == \
-        [line["line_total"] for line in truth["line_items"]]
+    assert [line["line_total"] for line in record["data"]["line_items"]] == [
+        line["line_total"] for line in truth["line_items"]
+    ]
     assert "Rechnung" in record["data"]["raw_text"]  # the print's text is kept too

@@ -1,5 +1,6 @@
 """Tier 0 e-invoice reading: synthetic CII / ZUGFeRD 1 / UBL documents, PDFs built here with
 or without an attachment, the print comparison, and the real ZUGFeRD corpus when present."""
+
 from __future__ import annotations
 
 import io
@@ -130,8 +131,10 @@ ZF1_XML = """<rsm:CrossIndustryDocument xmlns:rsm="urn:ferd:CrossIndustryDocumen
 </rsm:CrossIndustryDocument>
 """
 
-UBL_NS = ('xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" '
-          'xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"')
+UBL_NS = (
+    'xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" '
+    'xmlns:cbc="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2"'
+)
 
 UBL_INVOICE = f"""<?xml version="1.0" encoding="UTF-8"?>
 <Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" {UBL_NS}>
@@ -218,24 +221,45 @@ def make_pdf(attachments: dict[str, bytes] | None = None) -> bytes:
 def test_cii_header_and_lines():
     invoice = parse_xml(CII_XML.encode("utf-8"), "factur-x.xml")
     assert (invoice.syntax, invoice.profile, invoice.xml_name, invoice.type_code) == (
-        "CII", "urn:cen.eu:en16931:2017", "factur-x.xml", "380")
+        "CII",
+        "urn:cen.eu:en16931:2017",
+        "factur-x.xml",
+        "380",
+    )
     assert set(invoice.fields) == set(HEADER_FIELDS)
     assert invoice.fields == {
-        "invoice_number": "RE-2024-17", "invoice_date": "2024-01-31", "due_date": "2024-02-14",
-        "vendor_name": "Muster GmbH", "vendor_address": "Hauptstraße 1, Hinterhaus, 10115 Berlin",
+        "invoice_number": "RE-2024-17",
+        "invoice_date": "2024-01-31",
+        "due_date": "2024-02-14",
+        "vendor_name": "Muster GmbH",
+        "vendor_address": "Hauptstraße 1, Hinterhaus, 10115 Berlin",
         "vendor_tax_id": "DE999999999",  # VA (BT-31) wins over the tax number FC (BT-32)
-        "vendor_email": "billing@muster.example", "customer_name": "Kunde AG", "currency": "EUR",
-        "payment_terms": "Zahlbar innerhalb 14 Tagen", "subtotal": Decimal("90.0"),
+        "vendor_email": "billing@muster.example",
+        "customer_name": "Kunde AG",
+        "currency": "EUR",
+        "payment_terms": "Zahlbar innerhalb 14 Tagen",
+        "subtotal": Decimal("90.0"),
         "discount": None,  # AllowanceTotalAmount 0.00 -> null
         "tax_amount": Decimal("19.0"),  # the EUR TaxTotalAmount, not the CHF one (BT-111)
         "service_charge": Decimal("5.1"),  # the small-quantity surcharge: charge total (BT-108) less freight
         "shipping_cost": Decimal("4.9"),  # only the freight charge
-        "total_amount": Decimal("119.0"), "paid_amount": Decimal("19.0"), "balance_amount": Decimal("100.0"),
+        "total_amount": Decimal("119.0"),
+        "paid_amount": Decimal("19.0"),
+        "balance_amount": Decimal("100.0"),
     }
-    assert invoice.line_items == [{
-        "description": "Widget large", "line_no": 1, "sku": "A-1", "quantity": Decimal("8.0"), "unit": "H87",
-        "unit_price": Decimal("12.5"), "discount": Decimal("10.0"), "tax": Decimal("19.0"), "line_total": Decimal("90.0"),
-    }]
+    assert invoice.line_items == [
+        {
+            "description": "Widget large",
+            "line_no": 1,
+            "sku": "A-1",
+            "quantity": Decimal("8.0"),
+            "unit": "H87",
+            "unit_price": Decimal("12.5"),
+            "discount": Decimal("10.0"),
+            "tax": Decimal("19.0"),
+            "line_total": Decimal("90.0"),
+        }
+    ]
 
 
 def test_zugferd1_dialect_skips_note_lines_and_reads_logistics_charge():
@@ -246,10 +270,19 @@ def test_zugferd1_dialect_skips_note_lines_and_reads_logistics_charge():
     assert invoice.fields["invoice_date"] == "2013-06-05"
     assert invoice.fields["shipping_cost"] == Decimal("5.8")
     assert invoice.fields["total_amount"] == Decimal("29.6")
-    assert invoice.line_items == [{
-        "description": "Steak", "line_no": 1, "sku": "4012345001235", "quantity": Decimal("2.0"), "unit": "KGM",
-        "unit_price": Decimal("10.0"), "discount": None, "tax": Decimal("7.0"), "line_total": Decimal("20.0"),
-    }]
+    assert invoice.line_items == [
+        {
+            "description": "Steak",
+            "line_no": 1,
+            "sku": "4012345001235",
+            "quantity": Decimal("2.0"),
+            "unit": "KGM",
+            "unit_price": Decimal("10.0"),
+            "discount": None,
+            "tax": Decimal("7.0"),
+            "line_total": Decimal("20.0"),
+        }
+    ]
 
 
 def test_ubl_invoice():
@@ -258,19 +291,40 @@ def test_ubl_invoice():
     assert invoice.profile.startswith("urn:cen.eu:en16931:2017#compliant#urn:xeinkauf.de")
     f = invoice.fields
     assert (f["invoice_number"], f["invoice_date"], f["due_date"], f["currency"]) == (
-        "UBL-42", "2024-03-01", "2024-03-31", "EUR")
+        "UBL-42",
+        "2024-03-01",
+        "2024-03-31",
+        "EUR",
+    )
     assert f["vendor_name"] == "Seller Legal GmbH"  # BT-27 registration name, not the trading name
     assert f["vendor_address"] == "Main Street 5, 20095 Hamburg"
     assert (f["vendor_tax_id"], f["vendor_email"], f["customer_name"]) == (
-        "DE111111111", "invoices@seller.example", "Buyer Ltd")
+        "DE111111111",
+        "invoices@seller.example",
+        "Buyer Ltd",
+    )
     assert f["payment_terms"] == "30 days net"
-    assert (f["subtotal"], f["discount"], f["shipping_cost"], f["tax_amount"]) == (Decimal("100.0"), Decimal("5.0"), Decimal("7.0"), Decimal("19.38"))
+    assert (f["subtotal"], f["discount"], f["shipping_cost"], f["tax_amount"]) == (
+        Decimal("100.0"),
+        Decimal("5.0"),
+        Decimal("7.0"),
+        Decimal("19.38"),
+    )
     assert (f["total_amount"], f["paid_amount"], f["balance_amount"]) == (Decimal("121.38"), None, Decimal("121.38"))
     # the zero-quantity zero-amount section row is not a line
-    assert invoice.line_items == [{
-        "description": "Consulting", "line_no": 1, "sku": "CONS", "quantity": Decimal("4.0"), "unit": "HUR",
-        "unit_price": Decimal("25.0"), "discount": None, "tax": Decimal("19.0"), "line_total": Decimal("100.0"),
-    }]
+    assert invoice.line_items == [
+        {
+            "description": "Consulting",
+            "line_no": 1,
+            "sku": "CONS",
+            "quantity": Decimal("4.0"),
+            "unit": "HUR",
+            "unit_price": Decimal("25.0"),
+            "discount": None,
+            "tax": Decimal("19.0"),
+            "line_total": Decimal("100.0"),
+        }
+    ]
 
 
 def test_ubl_credit_note():
@@ -279,16 +333,21 @@ def test_ubl_credit_note():
     assert invoice.fields["due_date"] == "2024-04-16"  # PaymentMeans/PaymentDueDate on a credit note
     assert invoice.fields["total_amount"] == Decimal("11.0")
     assert invoice.fields["vendor_name"] == "Shop Inc"
-    assert [(i["description"], i["quantity"], i["tax"]) for i in invoice.line_items] == [("Returned mug", Decimal("1.0"), Decimal("10.0"))]
+    assert [(i["description"], i["quantity"], i["tax"]) for i in invoice.line_items] == [
+        ("Returned mug", Decimal("1.0"), Decimal("10.0"))
+    ]
     assert all(set(i) == set(LINE_FIELDS) for i in invoice.line_items)
 
 
-@pytest.mark.parametrize("xml", [
-    b"<rsm:CrossIndustryInvoice xmlns:rsm='urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100'>",
-    b"not xml at all <",
-    b"<Order xmlns='urn:oasis:names:specification:ubl:schema:xsd:Order-2'><ID>1</ID></Order>",
-    b"<rsm:CrossIndustryInvoice xmlns:rsm='urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100'/>",
-])
+@pytest.mark.parametrize(
+    "xml",
+    [
+        b"<rsm:CrossIndustryInvoice xmlns:rsm='urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100'>",
+        b"not xml at all <",
+        b"<Order xmlns='urn:oasis:names:specification:ubl:schema:xsd:Order-2'><ID>1</ID></Order>",
+        b"<rsm:CrossIndustryInvoice xmlns:rsm='urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100'/>",
+    ],
+)
 def test_broken_or_foreign_xml_raises(xml):
     with pytest.raises(EInvoiceError):
         parse_xml(xml)
@@ -298,8 +357,9 @@ def test_broken_or_foreign_xml_raises(xml):
 def test_external_entities_are_not_resolved(tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET")
-    xml = CII_XML.replace('<?xml version="1.0" encoding="UTF-8"?>',
-                          f'<!DOCTYPE x [<!ENTITY xxe SYSTEM "file://{secret}">]>')
+    xml = CII_XML.replace(
+        '<?xml version="1.0" encoding="UTF-8"?>', f'<!DOCTYPE x [<!ENTITY xxe SYSTEM "file://{secret}">]>'
+    )
     xml = xml.replace("<ram:Name>Kunde AG</ram:Name>", "<ram:Name>&xxe;</ram:Name>")
     invoice = parse_xml(xml.encode("utf-8"))
     assert "TOP-SECRET" not in json.dumps(invoice.fields, default=str)
@@ -358,4 +418,6 @@ def test_invoice2data_pdfs():
     truth = json.loads((folder / "AzureInterior.json").read_text(encoding="utf-8"))
     assert azure is not None and azure.syntax == "UBL"
     assert (azure.fields["invoice_number"], to_json(azure.fields["total_amount"])) == (
-        truth["invoice_number"], truth["total_amount"])
+        truth["invoice_number"],
+        truth["total_amount"],
+    )

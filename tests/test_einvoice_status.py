@@ -3,6 +3,7 @@ only EN 16931 arithmetic and a real print/XML disagreement make it ``needs_revie
 
 Hybrid PDFs are made here (tests/docs.py); the real ones of ../shared/datasets when present.
 """
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -37,26 +38,57 @@ CII_TAIL = """  </ram:ApplicableHeaderTradeSettlement>
 
 
 def charge(amount: str, reason: str) -> str:
-    return (f"<ram:SpecifiedTradeAllowanceCharge><ram:ChargeIndicator><udt:Indicator>true</udt:Indicator>"
-            f"</ram:ChargeIndicator><ram:ActualAmount>{amount}</ram:ActualAmount><ram:Reason>{reason}</ram:Reason>"
-            f"</ram:SpecifiedTradeAllowanceCharge>\n")
+    return (
+        f"<ram:SpecifiedTradeAllowanceCharge><ram:ChargeIndicator><udt:Indicator>true</udt:Indicator>"
+        f"</ram:ChargeIndicator><ram:ActualAmount>{amount}</ram:ActualAmount><ram:Reason>{reason}</ram:Reason>"
+        f"</ram:SpecifiedTradeAllowanceCharge>\n"
+    )
 
 
 def summation(**amounts: str) -> str:
     """``LineTotalAmount="100.00"`` ... as a CII header summation, in the order of EN 16931."""
-    order = ("LineTotalAmount", "ChargeTotalAmount", "AllowanceTotalAmount", "TaxBasisTotalAmount",
-             "TaxTotalAmount", "GrandTotalAmount", "TotalPrepaidAmount", "RoundingAmount", "DuePayableAmount")
+    order = (
+        "LineTotalAmount",
+        "ChargeTotalAmount",
+        "AllowanceTotalAmount",
+        "TaxBasisTotalAmount",
+        "TaxTotalAmount",
+        "GrandTotalAmount",
+        "TotalPrepaidAmount",
+        "RoundingAmount",
+        "DuePayableAmount",
+    )
     currency = {"TaxTotalAmount": ' currencyID="EUR"'}
-    cells = "".join(f"<ram:{name}{currency.get(name, '')}>{amounts[name]}</ram:{name}>"
-                    for name in order if name in amounts)
+    cells = "".join(
+        f"<ram:{name}{currency.get(name, '')}>{amounts[name]}</ram:{name}>" for name in order if name in amounts
+    )
     return f"<ram:SpecifiedTradeSettlementHeaderMonetarySummation>{cells}</ram:SpecifiedTradeSettlementHeaderMonetarySummation>\n"
 
 
-SURCHARGED_CII = CII_HEAD + charge("10.00", "Mindermengenzuschlag") + charge("4.90", "Versandkosten") + summation(
-    LineTotalAmount="100.00", ChargeTotalAmount="14.90", TaxBasisTotalAmount="114.90", TaxTotalAmount="21.83",
-    GrandTotalAmount="136.73", DuePayableAmount="136.73") + CII_TAIL
-SURCHARGED_PRINT = ["ACME Tools GmbH", "Invoice No: INV-2024-001", "Invoice Date: 2024-03-05", "Subtotal 100.00",
-                    "Small-quantity surcharge 10.00", "Shipping 4.90", "VAT 19% 21.83", "Total EUR 136.73"]
+SURCHARGED_CII = (
+    CII_HEAD
+    + charge("10.00", "Mindermengenzuschlag")
+    + charge("4.90", "Versandkosten")
+    + summation(
+        LineTotalAmount="100.00",
+        ChargeTotalAmount="14.90",
+        TaxBasisTotalAmount="114.90",
+        TaxTotalAmount="21.83",
+        GrandTotalAmount="136.73",
+        DuePayableAmount="136.73",
+    )
+    + CII_TAIL
+)
+SURCHARGED_PRINT = [
+    "ACME Tools GmbH",
+    "Invoice No: INV-2024-001",
+    "Invoice Date: 2024-03-05",
+    "Subtotal 100.00",
+    "Small-quantity surcharge 10.00",
+    "Shipping 4.90",
+    "VAT 19% 21.83",
+    "Total EUR 136.73",
+]
 
 UBL_SURCHARGED = """<?xml version="1.0" encoding="UTF-8"?>
 <Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
@@ -76,8 +108,17 @@ UBL_SURCHARGED = """<?xml version="1.0" encoding="UTF-8"?>
  </cac:LegalMonetaryTotal>
 </Invoice>
 """
-UBL_PRINT = ["ACME Tools GmbH", "Invoice No: UBL-7", "Invoice Date: 2024-03-05", "Subtotal 100.00",
-             "Service fee 7.50", "VAT 19% 20.43", "Total EUR 127.93", "Rounding 0.07", "Amount due EUR 128.00"]
+UBL_PRINT = [
+    "ACME Tools GmbH",
+    "Invoice No: UBL-7",
+    "Invoice Date: 2024-03-05",
+    "Subtotal 100.00",
+    "Service fee 7.50",
+    "VAT 19% 20.43",
+    "Total EUR 127.93",
+    "Rounding 0.07",
+    "Amount due EUR 128.00",
+]
 
 
 def extract(data: bytes):
@@ -108,12 +149,29 @@ def test_ubl_charges_and_rounding_amount():
 def test_a_misreading_of_the_print_is_no_disagreement():
     """The print says "vom 05.03.2024" beside the number; the rules read the remark's date
     (21.11.2011) instead. The XML's date is printed, so the document agrees with itself."""
-    lines = ["ACME Tools GmbH", "Musterstrasse 1, 80331 Muenchen", "Handelsrechnung Nr. INV-2024-001 vom 05.03.2024",
-             "Subtotal 100.00", "VAT 19% 19.00", "Total EUR 119.00",
-             "Bemerkung Rechnung gemaess Rahmenvertrag vom 21.11.2011."]
-    result = extract(embed_xml(text_pdf(lines), CII_HEAD + summation(
-        LineTotalAmount="100.00", TaxBasisTotalAmount="100.00", TaxTotalAmount="19.00", GrandTotalAmount="119.00",
-        DuePayableAmount="119.00") + CII_TAIL))
+    lines = [
+        "ACME Tools GmbH",
+        "Musterstrasse 1, 80331 Muenchen",
+        "Handelsrechnung Nr. INV-2024-001 vom 05.03.2024",
+        "Subtotal 100.00",
+        "VAT 19% 19.00",
+        "Total EUR 119.00",
+        "Bemerkung Rechnung gemaess Rahmenvertrag vom 21.11.2011.",
+    ]
+    result = extract(
+        embed_xml(
+            text_pdf(lines),
+            CII_HEAD
+            + summation(
+                LineTotalAmount="100.00",
+                TaxBasisTotalAmount="100.00",
+                TaxTotalAmount="19.00",
+                GrandTotalAmount="119.00",
+                DuePayableAmount="119.00",
+            )
+            + CII_TAIL,
+        )
+    )
     assert result.data["invoice_date"] == "2024-03-05"
     assert result.processing_status == "completed", result.validation_errors
 
@@ -122,18 +180,30 @@ def test_a_real_disagreement_names_the_printed_text():
     result = extract(hybrid_pdf(printed_total="120.00", xml_total="119.00"))
     assert result.processing_status == "needs_review"
     assert result.validation_errors == [
-        'printed total_amount 120.00 ("Total EUR 120.00", page 1) differs from the e-invoice XML 119.00']
+        'printed total_amount 120.00 ("Total EUR 120.00", page 1) differs from the e-invoice XML 119.00'
+    ]
     assert result.evidence["total_amount"]["confidence"] < 0.9  # disputed: a reviewer's look
 
 
 def test_an_e_invoice_may_fall_due_before_its_issue_date():
     """EN 16931 has no rule that BT-9 follows BT-2 (an invoice issued after the payment fell
     due); the XML's dates are exact, so tier 0 does not flag them."""
-    xml = CII_HEAD.replace("<ram:InvoiceCurrencyCode>", "<ram:SpecifiedTradePaymentTerms><ram:DueDateDateTime>"
-                           '<udt:DateTimeString format="102">20240201</udt:DateTimeString></ram:DueDateDateTime>'
-                           "</ram:SpecifiedTradePaymentTerms><ram:InvoiceCurrencyCode>") + summation(
-        LineTotalAmount="100.00", TaxBasisTotalAmount="100.00", TaxTotalAmount="19.00", GrandTotalAmount="119.00",
-        DuePayableAmount="119.00") + CII_TAIL
+    xml = (
+        CII_HEAD.replace(
+            "<ram:InvoiceCurrencyCode>",
+            "<ram:SpecifiedTradePaymentTerms><ram:DueDateDateTime>"
+            '<udt:DateTimeString format="102">20240201</udt:DateTimeString></ram:DueDateDateTime>'
+            "</ram:SpecifiedTradePaymentTerms><ram:InvoiceCurrencyCode>",
+        )
+        + summation(
+            LineTotalAmount="100.00",
+            TaxBasisTotalAmount="100.00",
+            TaxTotalAmount="19.00",
+            GrandTotalAmount="119.00",
+            DuePayableAmount="119.00",
+        )
+        + CII_TAIL
+    )
     result = extract(embed_xml(text_pdf(INVOICE_LINES), xml))
     assert result.data["due_date"] == "2024-02-01" and result.data["invoice_date"] == "2024-03-05"
     assert result.processing_status == "completed", result.validation_errors

@@ -1,5 +1,6 @@
 """Evidence and calibrated confidence: locate() on a synthetic page, build_evidence shapes,
 confidence bounds and ordering, and (when the dev datasets are present) calibration on them."""
+
 from __future__ import annotations
 
 import importlib.machinery
@@ -27,9 +28,17 @@ def _line(text: str, y: float, confidence: float | None = None) -> Line:
 
 
 def _doc(source: str = "text_layer", confidence: float | None = None) -> DocumentText:
-    texts = ["ACME Bürobedarf GmbH", "Musterstraße 1", "12345 Berlin", "Rechnung Nr. INV-2024/001",
-             "Datum: 03.04.2024", "Widget 2 x 595,00 1.190,00", "Zwischensumme 1.000,00 EUR",
-             "MwSt 19% 190,00", "Gesamtbetrag 1.190,00 EUR"]
+    texts = [
+        "ACME Bürobedarf GmbH",
+        "Musterstraße 1",
+        "12345 Berlin",
+        "Rechnung Nr. INV-2024/001",
+        "Datum: 03.04.2024",
+        "Widget 2 x 595,00 1.190,00",
+        "Zwischensumme 1.000,00 EUR",
+        "MwSt 19% 190,00",
+        "Gesamtbetrag 1.190,00 EUR",
+    ]
     lines = tuple(_line(text, 40.0 + 20 * i, confidence) for i, text in enumerate(texts))
     return DocumentText(pages=[Page(1, 595, 842, lines, source)], ocr_engine="fake" if source == "ocr" else None)
 
@@ -69,21 +78,39 @@ def test_arithmetic_status_confirms_and_flags():
 
     bad = arithmetic_status(data, validate(data))
     assert bad["total_amount"] == "bad" and bad["subtotal"] == "bad"
-    disputed = arithmetic_status(_data(total_amount=1190, invoice_number="A1"),
-                                 ["printed total_amount 1200.00 differs from the e-invoice XML 1190.00"])
+    disputed = arithmetic_status(
+        _data(total_amount=1190, invoice_number="A1"),
+        ["printed total_amount 1200.00 differs from the e-invoice XML 1190.00"],
+    )
     assert disputed == {"invoice_number": "na", "total_amount": "disputed"}
 
 
 def test_build_evidence_shapes_and_sources():
     doc = _doc()
-    data = _data(invoice_number="INV-2024/001", invoice_date="2024-04-03", vendor_name="ACME Bürobedarf GmbH",
-                 subtotal=1000, tax_amount=190, total_amount=1190, currency="EUR")
-    rules_evidence = {"invoice_number": {"page": 1, "bbox": [50.0, 100.0, 200.0, 110.0],
-                                         "text": "Rechnung Nr. INV-2024/001"}}
-    evidence = build_evidence(data, doc=doc, source_by_field={"vendor_name": "llm"}, default_source="rules",
-                              rules_evidence=rules_evidence)
-    assert set(evidence) == {"invoice_number", "invoice_date", "vendor_name", "subtotal", "tax_amount",
-                             "total_amount", "currency"}
+    data = _data(
+        invoice_number="INV-2024/001",
+        invoice_date="2024-04-03",
+        vendor_name="ACME Bürobedarf GmbH",
+        subtotal=1000,
+        tax_amount=190,
+        total_amount=1190,
+        currency="EUR",
+    )
+    rules_evidence = {
+        "invoice_number": {"page": 1, "bbox": [50.0, 100.0, 200.0, 110.0], "text": "Rechnung Nr. INV-2024/001"}
+    }
+    evidence = build_evidence(
+        data, doc=doc, source_by_field={"vendor_name": "llm"}, default_source="rules", rules_evidence=rules_evidence
+    )
+    assert set(evidence) == {
+        "invoice_number",
+        "invoice_date",
+        "vendor_name",
+        "subtotal",
+        "tax_amount",
+        "total_amount",
+        "currency",
+    }
     for item in evidence.values():
         assert set(item) == {"page", "bbox", "text", "confidence", "source"}
         assert 0.0 <= item["confidence"] <= 1.0
@@ -107,19 +134,30 @@ def test_build_evidence_tier0_disputed_field_is_less_sure():
     assert unprinted["vendor_email"]["page"] is None and unprinted["vendor_email"]["bbox"] is None
 
 
-FIELDS = ("invoice_number", "invoice_date", "vendor_name", "vendor_address", "currency", "subtotal",
-          "tax_amount", "total_amount")
+FIELDS = (
+    "invoice_number",
+    "invoice_date",
+    "vendor_name",
+    "vendor_address",
+    "currency",
+    "subtotal",
+    "tax_amount",
+    "total_amount",
+)
 
 
 @pytest.mark.parametrize("table", [None, {}], ids=["committed", "priors-only"])
 def test_confidence_in_unit_interval_and_einvoice_above_llm(table):
-    predict = (lambda f, s, x: confidence(f, s, x)) if table is None else \
-        (lambda f, s, x: predict_with(table, f, s, x))
+    predict = (lambda f, s, x: confidence(f, s, x)) if table is None else (lambda f, s, x: predict_with(table, f, s, x))
     for page_source, ocr in (("text_layer", None), ("ocr", 0.95), ("ocr", 0.5), ("none", None)):
         for arithmetic in ("ok", "na", "bad"):
             for labelled in (True, False):
-                feats = {"page_source": page_source, "ocr_confidence": ocr, "arithmetic": arithmetic,
-                         "labelled": labelled}
+                feats = {
+                    "page_source": page_source,
+                    "ocr_confidence": ocr,
+                    "arithmetic": arithmetic,
+                    "labelled": labelled,
+                }
                 for field in FIELDS:
                     values = {s: predict(field, s, feats) for s in ("einvoice", "template", "rules", "llm", "human")}
                     assert all(0.0 <= v <= 1.0 for v in values.values()), values
@@ -131,8 +169,10 @@ def test_confidence_in_unit_interval_and_einvoice_above_llm(table):
 def test_fit_shrinks_small_buckets_and_orders_by_evidence():
     feats = {"page_source": "text_layer", "arithmetic": "na", "labelled": True}
     records = [{"field": "total_amount", "source": "rules", "features": feats, "ok": i % 10 != 0} for i in range(100)]
-    records += [{"field": "vendor_name", "source": "rules", "features": {**feats, "labelled": False},
-                 "ok": i % 2 == 0} for i in range(40)]
+    records += [
+        {"field": "vendor_name", "source": "rules", "features": {**feats, "labelled": False}, "ok": i % 2 == 0}
+        for i in range(40)
+    ]
     table = fit(records)
     total = predict_with(table, "total_amount", "rules", feats)
     name = predict_with(table, "vendor_name", "rules", {**feats, "labelled": False})
@@ -145,10 +185,16 @@ def test_fit_shrinks_small_buckets_and_orders_by_evidence():
 def test_field_features_read_the_ocr_line():
     doc = _doc("ocr", confidence=0.97)
     line = doc.pages[0].lines[-1]
-    feats = field_features("total_amount", "rules", {"page": 1, "bbox": [round(v, 1) for v in line.bbox],
-                                                     "text": line.text}, doc, "ok")
-    assert feats == {"page_source": "ocr", "ocr_confidence": 0.97, "arithmetic": "ok", "labelled": True,
-                     "located": True}
+    feats = field_features(
+        "total_amount", "rules", {"page": 1, "bbox": [round(v, 1) for v in line.bbox], "text": line.text}, doc, "ok"
+    )
+    assert feats == {
+        "page_source": "ocr",
+        "ocr_confidence": 0.97,
+        "arithmetic": "ok",
+        "labelled": True,
+        "located": True,
+    }
 
 
 def _calibration_script():

@@ -4,6 +4,7 @@ subprocess. No response may be a 5xx other than the documented 503, none may car
 document does not list for its operation, and every JSON body must match its schema.
 
 Bounded: a few examples per operation (the whole run takes well under a minute)."""
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,12 @@ def no_undocumented_server_error(ctx, response, case):
         raise AssertionError(f"undocumented server error {response.status_code}: {response.text[:300]}")
 
 
-CHECKS = [no_undocumented_server_error, checks.status_code_conformance, checks.content_type_conformance,
-          checks.response_schema_conformance]
+CHECKS = [
+    no_undocumented_server_error,
+    checks.status_code_conformance,
+    checks.content_type_conformance,
+    checks.response_schema_conformance,
+]
 
 
 def test_api_honours_its_contract(fuzz_server):
@@ -50,9 +55,15 @@ def test_api_honours_its_contract(fuzz_server):
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) == 8
     for operation in operations:
+
         @given(case=operation.as_strategy())
-        @settings(max_examples=MAX_EXAMPLES, deadline=None, derandomize=True, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=MAX_EXAMPLES,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         def fuzz(case):
             response = case.call(base_url=server.url, headers={"Authorization": f"Bearer {key}"}, timeout=30)
             case.validate_response(response, checks=CHECKS)

@@ -1,6 +1,7 @@
 """Probes: ``/healthz`` (alive) and ``/readyz`` (ready: database, pool, dispatcher), outside
 ``/api/v1`` and without a key; the web app answers before the models are loaded, and uploads get
 503 with Retry-After until then."""
+
 from __future__ import annotations
 
 import json
@@ -123,12 +124,17 @@ def wait_for(fetch, timeout: float = 60):
 
 @pytest.mark.slow
 def test_served_process_is_alive_before_ready_and_serves_metrics(tmp_path):
-    config = write_config(tmp_path, merged(FAKE_MODELS, {"ocr": {"engine": "tests.fake_slow_load:SlowLoadOcr"},
-                                                         "pool": {"workers": 1}}))
+    config = write_config(
+        tmp_path, merged(FAKE_MODELS, {"ocr": {"engine": "tests.fake_slow_load:SlowLoadOcr"}, "pool": {"workers": 1}})
+    )
     server = ServerProcess(config, env={"FAKE_OCR_LOAD_SECONDS": "3"})
     server.proc = subprocess.Popen(  # not server.start(): that waits for /readyz
         [sys.executable, "-m", "appliance.cli", "--config", str(config), "serve", "--port", str(server.port)],
-        cwd=ROOT, env=server.env, stdout=open(server.log, "ab"), stderr=subprocess.STDOUT)
+        cwd=ROOT,
+        env=server.env,
+        stdout=open(server.log, "ab"),
+        stderr=subprocess.STDOUT,
+    )
     try:
         assert wait_for(lambda: get(server.url + "/healthz")[0] == 200)
         status, body = get(server.url + "/readyz")

@@ -1,6 +1,7 @@
 """Hostile uploads against a real server: each is refused with a 4xx in the spec's error body
 (section 7) and leaves nothing behind: no file (partial or final), no invoice, file, job or
 ledger row, the balance unchanged. Files are built by tests.hostile_docs, never downloaded."""
+
 from __future__ import annotations
 
 import pytest
@@ -22,10 +23,20 @@ HOSTILE = [
     ("501 pages", lambda: hostile.many_pages_pdf(501), "application/pdf", 413, "limits.max_pdf_pages"),
     ("5000 pages", lambda: hostile.many_pages_pdf(5000), "application/pdf", 413, "too many pages"),
     ("png bomb 1e10 px", lambda: hostile.png_declaring(100_000, 100_000), "image/png", 413, "Image too large"),
-    ("png just over MAX_IMAGE_PIXELS", lambda: hostile.png_declaring(10_000, 9_000), "image/png", 413,
-     "Image too large"),
-    ("jpeg declaring 65000 x 65000", lambda: hostile.jpeg_declaring(65_000, 65_000), "image/jpeg", 413,
-     "Image too large"),
+    (
+        "png just over MAX_IMAGE_PIXELS",
+        lambda: hostile.png_declaring(10_000, 9_000),
+        "image/png",
+        413,
+        "Image too large",
+    ),
+    (
+        "jpeg declaring 65000 x 65000",
+        lambda: hostile.jpeg_declaring(65_000, 65_000),
+        "image/jpeg",
+        413,
+        "Image too large",
+    ),
     ("truncated png", hostile.truncated_png, "image/png", 400, "Unreadable image"),
     ("truncated jpeg", hostile.truncated_jpeg, "image/jpeg", 400, "Unreadable image"),
     ("pdf + appended zip", hostile.pdf_with_zip, "application/pdf", 400, "both PDF and ZIP"),
@@ -90,12 +101,16 @@ async def test_page_limit_is_a_setting(harness_factory, tmp_path):
     assert await harness.balance(headers) == 2
 
 
-@pytest.mark.parametrize("data, declared, stored", [
-    (text_pdf(INVOICE_LINES), "image/png", "application/pdf"),
-    (text_pdf(INVOICE_LINES), "text/plain", "application/pdf"),
-    (png_with_text("Total 1.00"), "application/pdf", "image/png"),
-    (jpeg(), "application/octet-stream", "image/jpeg"),
-], ids=["pdf as png", "pdf as text", "png as pdf", "jpeg as octet-stream"])
+@pytest.mark.parametrize(
+    "data, declared, stored",
+    [
+        (text_pdf(INVOICE_LINES), "image/png", "application/pdf"),
+        (text_pdf(INVOICE_LINES), "text/plain", "application/pdf"),
+        (png_with_text("Total 1.00"), "application/pdf", "image/png"),
+        (jpeg(), "application/octet-stream", "image/jpeg"),
+    ],
+    ids=["pdf as png", "pdf as text", "png as pdf", "jpeg as octet-stream"],
+)
 async def test_declared_type_and_name_are_ignored_both_ways(harness, data, declared, stored):
     _, headers = await harness.tenant(credits=1)
     response = await harness.upload(headers, data, filename="scan.gif", content_type=declared)
@@ -104,18 +119,23 @@ async def test_declared_type_and_name_are_ignored_both_ways(harness, data, decla
     assert row["media_type"] == stored
 
 
-@pytest.mark.parametrize("name", [
-    "..\\..\\..//etc/\x07\x1b[31mevil\x7f\u200f.pdf",  # raw control characters in the part header
-    "..%2F..%2Fetc%2F%07%1B%5B31mevil%00%0D%0A.pdf",      # the same, percent-encoded
-], ids=["raw", "percent-encoded"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "..\\..\\..//etc/\x07\x1b[31mevil\x7f\u200f.pdf",  # raw control characters in the part header
+        "..%2F..%2Fetc%2F%07%1B%5B31mevil%00%0D%0A.pdf",  # the same, percent-encoded
+    ],
+    ids=["raw", "percent-encoded"],
+)
 async def test_control_characters_and_traversal_in_the_file_name(harness, name):
     from tests.serverproc import multipart
 
     tenant_id, headers = await harness.tenant()
     # aiohttp's client refuses control characters in a header: write the multipart body by hand
     body, content_type = multipart(text_pdf(INVOICE_LINES), name, "application/pdf")
-    response = await harness.client.post("/api/v1/invoices/upload", data=body,
-                                         headers={**headers, "Content-Type": content_type})
+    response = await harness.client.post(
+        "/api/v1/invoices/upload", data=body, headers={**headers, "Content-Type": content_type}
+    )
     if response.status == 400:  # aiohttp refuses raw control characters in a part header: fine
         assert "Malformed multipart" in (await response.json())["message"]
         await assert_nothing_kept(harness, headers, 10)
@@ -138,7 +158,8 @@ async def test_multipart_without_file_and_json_instead_keep_nothing(harness):
     assert response.status == 400 and set(await response.json()) == ERROR_KEYS
     response = await harness.client.post("/api/v1/invoices/upload", json={"file": "JVBERi0="}, headers=headers)
     assert response.status == 400 and set(await response.json()) == ERROR_KEYS
-    response = await harness.client.post("/api/v1/invoices/upload", data=b"%PDF-1.4",
-                                         headers={**headers, "Content-Type": "application/pdf"})
+    response = await harness.client.post(
+        "/api/v1/invoices/upload", data=b"%PDF-1.4", headers={**headers, "Content-Type": "application/pdf"}
+    )
     assert response.status == 400 and "multipart" in (await response.json())["message"]
     await assert_nothing_kept(harness, headers, 4)

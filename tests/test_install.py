@@ -1,6 +1,7 @@
 """scripts/install --dry-run: prints every step of an install into temporary paths and changes
 nothing. (A full install takes about 1 to 2 minutes even with pip's cached llama-cpp-python
 wheel, so it is run by hand, not in the suite: see README, "Install on a host".)"""
+
 from __future__ import annotations
 
 import os
@@ -18,10 +19,24 @@ def listing(folder: Path) -> list[tuple[str, int, int]]:
 
 
 def dry_run(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
-    paths = ["--prefix", str(tmp_path / "opt"), "--etc-dir", str(tmp_path / "etc"),
-             "--state-dir", str(tmp_path / "state"), "--systemd-dir", str(tmp_path / "systemd")]
-    return subprocess.run([str(INSTALL), "--dry-run", *paths, "--no-systemctl", *extra], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "TMPDIR": str(tmp_path)})
+    paths = [
+        "--prefix",
+        str(tmp_path / "opt"),
+        "--etc-dir",
+        str(tmp_path / "etc"),
+        "--state-dir",
+        str(tmp_path / "state"),
+        "--systemd-dir",
+        str(tmp_path / "systemd"),
+    ]
+    return subprocess.run(
+        [str(INSTALL), "--dry-run", *paths, "--no-systemctl", *extra],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+    )
 
 
 def test_dry_run_prints_the_steps_and_changes_nothing(tmp_path):
@@ -57,8 +72,9 @@ def test_rejects_unknown_options_and_odd_paths(tmp_path):
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="only meaningful for a non-root user")
 def test_real_install_needs_root(tmp_path):
-    result = subprocess.run([str(INSTALL), "--prefix", str(tmp_path / "opt")], capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        [str(INSTALL), "--prefix", str(tmp_path / "opt")], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode != 0 and "run as root" in result.stderr
 
 
@@ -75,12 +91,19 @@ def test_the_wheel_carries_every_package_and_the_confidence_table(tmp_path):
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(source)],
-                   check=True, timeout=300, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(source)],
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
     (wheel,) = tmp_path.glob("invoice_appliance-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    packages = {str(p.parent.relative_to(ROOT)) for p in ROOT.glob("*/**/__init__.py")
-                if p.parts[len(ROOT.parts)] in ("api", "appliance", "models", "pipeline")}
+    packages = {
+        str(p.parent.relative_to(ROOT))
+        for p in ROOT.glob("*/**/__init__.py")
+        if p.parts[len(ROOT.parts)] in ("api", "appliance", "models", "pipeline")
+    }
     for package in packages:
         assert f"{package}/__init__.py" in names, package
     assert "pipeline/confidence_table.json" in names

@@ -1,5 +1,6 @@
 """The queue for operators: ``appliance jobs list|retry`` and ``appliance invoice reprocess
 [--tier N]`` against a real server and dispatcher, plus forced tiers in the pipeline itself."""
+
 from __future__ import annotations
 
 import asyncio
@@ -70,8 +71,9 @@ async def test_jobs_list_shows_the_queue(harness, tmp_path):
 
 
 async def test_retry_requeues_a_failed_job_with_attempts_reset_and_no_debit(harness_factory, tmp_path):
-    harness = await harness_factory(make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:CrashOcr"},
-                                                             "queue": {"max_attempts": 1}}))
+    harness = await harness_factory(
+        make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:CrashOcr"}, "queue": {"max_attempts": 1}})
+    )
     _, headers = await harness.tenant(credits=3)
     invoice_id = await upload(harness, headers, png_with_text("x"), "image/png")
     failed = await admin.list_jobs(harness.db, "failed")
@@ -141,8 +143,9 @@ def test_forced_tiers_in_the_pipeline():
     assert extractor.run(JobContext("x", PDF, force_tier=2, templates=template), printed).extraction_tier == 2
     unmatched = (("v1", ACME_TEMPLATE.replace("  - ACME Tools", "  - Not on the page")),)
     failed = extractor.run(JobContext("x", PDF, force_tier=1, templates=unmatched), printed)
-    assert failed.processing_error == ("Tier 1 forced, but no vendor template applies "
-                                       "(no vendor template applied (1 tried))")
+    assert failed.processing_error == (
+        "Tier 1 forced, but no vendor template applies (no vendor template applied (1 tried))"
+    )
     assert extractor.run(JobContext("x", PDF, templates=template), printed).extraction_tier == 1  # unforced as before
 
 

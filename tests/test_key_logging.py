@@ -2,6 +2,7 @@
 good key and with near-miss bad keys, are logged (at DEBUG, the most verbose) without the key,
 its SHA-256 (what the database stores) or a wrong key a client sent. Both in-process (every
 logger, caplog) and in the real server process with its production access log."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,10 @@ from tests.docs import INVOICE_LINES, text_pdf
 from tests.serverproc import ServerProcess, cli, multipart
 from tests.test_api_auth import openapi_operations
 
-BODIES = {"/api/v1/credits/checkout": {"packageId": "00000000-0000-0000-0000-000000000000"},
-          "/api/v1/credits/checkout/confirm": {"sessionId": "cs_test_x"}}
+BODIES = {
+    "/api/v1/credits/checkout": {"packageId": "00000000-0000-0000-0000-000000000000"},
+    "/api/v1/credits/checkout/confirm": {"sessionId": "cs_test_x"},
+}
 
 
 def secrets_of(key: str) -> list[str]:
@@ -40,7 +43,7 @@ def production_loggers():
 async def test_in_process_logs_carry_no_key(harness, caplog, production_loggers):
     caplog.set_level(logging.DEBUG)
     _, headers = await harness.tenant(credits=5)
-    key = headers["Authorization"][len("Bearer "):]
+    key = headers["Authorization"][len("Bearer ") :]
     for method, path in await openapi_operations(harness):
         for auth in (headers, {"Authorization": f"Bearer {key}x"}, {"Authorization": key[:-1]}):
             await harness.client.request(method, path, headers=auth, json=BODIES.get(path))
@@ -59,10 +62,13 @@ def test_server_process_log_carries_no_key(tmp_path):
     key = json.loads(made.stdout.strip().splitlines()[-1])["apiKey"]
     server = ServerProcess(config).start()
     try:
-        document = json.loads(__import__("urllib.request").request.urlopen(server.url + "/api/docs/openapi.json").read())
+        document = json.loads(
+            __import__("urllib.request").request.urlopen(server.url + "/api/docs/openapi.json").read()
+        )
         for path, methods in document["paths"].items():
             concrete = path.replace("{invoiceId}", "00000000-0000-0000-0000-000000000000").replace(
-                "{id}", "00000000-0000-0000-0000-000000000000")
+                "{id}", "00000000-0000-0000-0000-000000000000"
+            )
             for method in methods:
                 for attempt in (key, key + "x"):
                     body = json.dumps(BODIES.get(concrete, {})).encode() if method == "post" else None

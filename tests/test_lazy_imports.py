@@ -1,5 +1,6 @@
 """Heavy libraries stay off the light path (STYLE.md 11): the CLI and the API import without
 llama_cpp, onnxruntime, torch or ray, checked in a fresh interpreter."""
+
 from __future__ import annotations
 
 import subprocess

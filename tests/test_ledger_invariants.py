@@ -9,6 +9,7 @@ After every batch: the balance equals the sum of the ledger, never goes below ze
 the model (start + grants + purchases applied once - accepted uploads); every 503 left a debit
 and its refund, every 402 nothing.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -52,12 +53,14 @@ def server(tmp_path_factory):
 
 def run_async(coro_fn):
     """Run ``coro_fn(db)`` on a fresh event loop with its own SQLite connection (a second writer)."""
+
     async def main(path):
         db = await Database(path).open()
         try:
             return await coro_fn(db)
         finally:
             await db.close()
+
     return main
 
 
@@ -73,8 +76,9 @@ def test_balance_is_the_ledger_sum_and_never_negative(server):
     class Ledger(RuleBasedStateMachine):
         @initialize(credits=st.integers(0, 8))
         def tenant(self, credits):
-            made = cli(config, "tenant", "create", "--name", f"t-{uuid.uuid4().hex[:8]}", "--credits", str(credits),
-                       "--json")
+            made = cli(
+                config, "tenant", "create", "--name", f"t-{uuid.uuid4().hex[:8]}", "--credits", str(credits), "--json"
+            )
             assert made.returncode == 0, made.stderr
             created = json.loads(made.stdout.strip().splitlines()[-1])
             self.tenant_id, self.key = created["tenantId"], created["apiKey"]
@@ -123,9 +127,15 @@ def test_balance_is_the_ledger_sum_and_never_negative(server):
 
             async def read(db):
                 row = await db.fetchone("SELECT balance FROM tenants WHERE id = ?", (tenant,))
-                reasons = await db.fetchall("SELECT reason, COUNT(*) AS n, SUM(delta) AS s FROM ledger "
-                                            "WHERE tenant_id = ? GROUP BY reason", (tenant,))
-                return row["balance"], await ledger.ledger_sum(db, tenant), {r["reason"]: (r["n"], r["s"]) for r in reasons}
+                reasons = await db.fetchall(
+                    "SELECT reason, COUNT(*) AS n, SUM(delta) AS s FROM ledger WHERE tenant_id = ? GROUP BY reason",
+                    (tenant,),
+                )
+                return (
+                    row["balance"],
+                    await ledger.ledger_sum(db, tenant),
+                    {r["reason"]: (r["n"], r["s"]) for r in reasons},
+                )
 
             balance, total, by_reason = db_call(read)
             assert balance == total >= 0
@@ -138,8 +148,23 @@ def test_balance_is_the_ledger_sum_and_never_negative(server):
             assert refunds == self.statuses.get(503, 0)
             assert by_reason.get("purchase", (0, 0))[0] == len(self.applied)
 
-    run_state_machine_as_test(Ledger, settings=settings(
-        max_examples=6, stateful_step_count=4, deadline=None, derandomize=True, database=None,
-        suppress_health_check=list(HealthCheck)))
+    run_state_machine_as_test(
+        Ledger,
+        settings=settings(
+            max_examples=6,
+            stateful_step_count=4,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
     # the run met debits, refunds and refusals, grants and take-backs, and purchases applied once
-    assert {("upload", 202), ("upload", 402), ("upload", 503), ("grant", True), ("purchase", True), ("purchase", False)} <= seen
+    assert {
+        ("upload", 202),
+        ("upload", 402),
+        ("upload", 503),
+        ("grant", True),
+        ("purchase", True),
+        ("purchase", False),
+    } <= seen

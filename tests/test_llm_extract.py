@@ -1,4 +1,5 @@
 """llm_fill with fake back-ends, and one run of the real bundled model (marker ``model``)."""
+
 from __future__ import annotations
 
 import json
@@ -85,8 +86,16 @@ def test_printed_amount_is_parsed():
 
 @pytest.mark.parametrize(
     ("printed", "value"),
-    [("1,234.50", "1234.50"), ("1.234,50", "1234.50"), ("1 234,5", "1234.5"), ("1234", "1234"),
-     ("1.234", "1234"), ("1,234,567.8", "1234567.8"), ("-3,00", "-3.00"), ("EUR", None)],
+    [
+        ("1,234.50", "1234.50"),
+        ("1.234,50", "1234.50"),
+        ("1 234,5", "1234.5"),
+        ("1234", "1234"),
+        ("1.234", "1234"),
+        ("1,234,567.8", "1234567.8"),
+        ("-3,00", "-3.00"),
+        ("EUR", None),
+    ],
 )
 def test_parse_amount_decimal(printed, value):
     assert parse_amount_decimal(printed) == (Decimal(value) if value else None)
@@ -207,13 +216,16 @@ def test_missing_model_file_is_a_clear_error(tmp_path):
         LlamaCppBackend(model_path=str(tmp_path / "absent.gguf"))
 
 
-@pytest.mark.parametrize("key, value", [
-    ("customer_name", "1"),                                  # a number is not a party
-    ("customer_name", "165.00"),
-    ("vendor_name", "No 12"),
-    ("invoice_number", "1"),                                 # too short to be an invoice number
-    ("invoice_number", "10T1851-A&1851-BJALANKPB6 X"),       # an OCR-glued address line
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("customer_name", "1"),  # a number is not a party
+        ("customer_name", "165.00"),
+        ("vendor_name", "No 12"),
+        ("invoice_number", "1"),  # too short to be an invoice number
+        ("invoice_number", "10T1851-A&1851-BJALANKPB6 X"),  # an OCR-glued address line
+    ],
+)
 def test_answers_of_the_wrong_shape_are_dropped(key, value):
     text = f"RECEIPT\n{value}\nTOTAL 165.00\n10T1851-A&1851-BJALANKPB6 X"
     assert llm_fill(text, [key], EchoLLM(answers={key: value})) == {}

@@ -1,6 +1,7 @@
 """``/metrics``: Prometheus text on its own loopback port; requests by route template and status,
 queue depth and oldest job age read from SQLite at scrape time, stage latencies, retries, busy OCR,
 credits debited and refunded, webhook outcomes. Each app has its own registry."""
+
 from __future__ import annotations
 
 import json
@@ -41,10 +42,13 @@ async def test_requests_are_counted_by_route_template_and_status(served_factory,
     assert (await served.client.get("/no/such/path")).status == 404
     await served.client.get("/healthz")
     samples = await scrape(served.metrics)
-    assert value(samples, "appliance_http_requests_total", method="GET", route="/api/v1/invoices/{id}",
-                 status="404") == 1
-    assert value(samples, "appliance_http_requests_total", method="GET", route="/api/v1/credits/balance",
-                 status="401") == 1
+    assert (
+        value(samples, "appliance_http_requests_total", method="GET", route="/api/v1/invoices/{id}", status="404") == 1
+    )
+    assert (
+        value(samples, "appliance_http_requests_total", method="GET", route="/api/v1/credits/balance", status="401")
+        == 1
+    )
     assert value(samples, "appliance_http_requests_total", method="GET", route="unmatched", status="404") == 1
     assert value(samples, "appliance_http_request_duration_seconds_count", method="GET", route="/healthz") == 1
     assert invoice_id not in served.metrics.render().decode()  # ids never become label values
@@ -106,8 +110,9 @@ async def test_busy_ocr_rejections_and_retries(served_factory, tmp_path, monkeyp
 
 
 async def test_crashing_stage_retries_count_as_errors(served_factory, tmp_path):
-    served = await served_factory(make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:CrashOcr"},
-                                                           "queue": {"max_attempts": 2}}))
+    served = await served_factory(
+        make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:CrashOcr"}, "queue": {"max_attempts": 2}})
+    )
     await served.start_pipeline()
     headers = await served.tenant()
     accepted = await (await served.upload_png(headers, "x")).json()
@@ -120,8 +125,16 @@ async def test_crashing_stage_retries_count_as_errors(served_factory, tmp_path):
 async def test_webhook_outcomes(served_factory, tmp_path):
     secret = "whsec_test"
     served = await served_factory(make_settings(tmp_path, {"stripe": {"webhook_secret": secret}}))
-    payload = json.dumps({"id": "evt_1", "object": "event", "type": "invoice.paid", "api_version": "2026-10-28.endive",
-                          "created": 1, "data": {"object": {"id": "in_1", "object": "invoice"}}}).encode()
+    payload = json.dumps(
+        {
+            "id": "evt_1",
+            "object": "event",
+            "type": "invoice.paid",
+            "api_version": "2026-10-28.endive",
+            "created": 1,
+            "data": {"object": {"id": "in_1", "object": "invoice"}},
+        }
+    ).encode()
     for signature in (sign(payload, secret), sign(payload, secret), "t=1,v1=bad"):
         await served.client.post("/webhooks/stripe", data=payload, headers={"Stripe-Signature": signature})
     samples = await scrape(served.metrics)

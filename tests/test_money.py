@@ -1,4 +1,5 @@
 """Money (pipeline.money): Decimal amounts, the one tolerance rule, cash rounding, the JSON edge."""
+
 from __future__ import annotations
 
 import json
@@ -42,14 +43,16 @@ def test_validation_uses_the_rule():
     ok = {"subtotal": D("8.00"), "tax_amount": D("0.48"), "total_amount": D("8.50")}
     assert validate(ok) == []  # cash rounded: the receipt's rounding line has no field
     off = {"subtotal": D("8.00"), "tax_amount": D("0.46"), "total_amount": D("8.48")}
-    assert validate(off) == ["totals do not add up: subtotal 8.00 - discount + tax + charges = 8.46, "
-                             "total_amount is 8.48"]
+    assert validate(off) == [
+        "totals do not add up: subtotal 8.00 - discount + tax + charges = 8.46, total_amount is 8.48"
+    ]
     assert validate({"subtotal": 0.1, "tax_amount": 0.2, "total_amount": 0.3}) == []  # floats of any origin
 
 
 def test_amounts_become_json_numbers_at_the_edge():
-    result = ExtractionResult({"total_amount": D("119.00"), "line_items": [{"quantity": D("2"), "line_no": 1}]},
-                              ProcessingStatus.COMPLETED)
+    result = ExtractionResult(
+        {"total_amount": D("119.00"), "line_items": [{"quantity": D("2"), "line_no": 1}]}, ProcessingStatus.COMPLETED
+    )
     plain = result.to_dict()
     assert plain["data"] == {"total_amount": 119.0, "line_items": [{"quantity": 2.0, "line_no": 1}]}
     assert json.loads(json.dumps(plain))["processing_status"] == "completed"

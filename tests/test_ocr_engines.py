@@ -1,5 +1,6 @@
 """The real OCR engines on a real scanned receipt (skipped when the documents or the engine's
 language data are absent)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,5 +1,6 @@
 """The served OpenAPI 3 document covers every endpoint, schema and status code of the spec
 sections in scope, and real responses validate against the schemas it is built from."""
+
 from __future__ import annotations
 
 from api.schemas import BalanceSchema, ErrorSchema, InvoiceSchema, PreparedUploadSchema, UploadAcceptedSchema
@@ -11,7 +12,10 @@ EXPECTED = {
     ("post", "/api/v1/credits/checkout"): ("checkout", {"200", "400", "401", "404", "502", "503"}),
     ("post", "/api/v1/credits/checkout/confirm"): ("confirmCheckout", {"200", "400", "401", "404", "502", "503"}),
     ("post", "/api/v1/invoices/upload/init"): ("prepareUpload", {"202", "401"}),
-    ("post", "/api/v1/invoices/upload/{invoiceId}/file"): ("attachFile", {"202", "400", "401", "402", "404", "413", "503"}),
+    ("post", "/api/v1/invoices/upload/{invoiceId}/file"): (
+        "attachFile",
+        {"202", "400", "401", "402", "404", "413", "503"},
+    ),
     ("post", "/api/v1/invoices/upload"): ("uploadSingle", {"202", "400", "401", "402", "404", "413", "503"}),
     ("get", "/api/v1/invoices/{id}"): ("getInvoice", {"200", "401", "404"}),
 }
@@ -23,8 +27,11 @@ async def test_document_lists_every_operation(harness):
     document = await response.json()
     assert document["openapi"] == "3.0.3"
     assert document["components"]["securitySchemes"]["api-key"] == {
-        "type": "apiKey", "in": "header", "name": "Authorization",
-        "description": "Tenant API key as `Bearer <API_KEY>` (spec section 5)"}
+        "type": "apiKey",
+        "in": "header",
+        "name": "Authorization",
+        "description": "Tenant API key as `Bearer <API_KEY>` (spec section 5)",
+    }
     found = {}
     for path, methods in document["paths"].items():
         for method, operation in methods.items():
@@ -32,14 +39,29 @@ async def test_document_lists_every_operation(harness):
             assert operation["security"] == [{"api-key": []}]
     assert found == EXPECTED
     schemas = document["components"]["schemas"]
-    for name in ("Package", "CheckoutRequest", "CheckoutSession", "ConfirmRequest", "ConfirmResult",
-                 "Balance", "PreparedUpload", "UploadAccepted", "InvoiceSummary", "Invoice", "InvoiceData",
-                 "LineItem", "Error"):
+    for name in (
+        "Package",
+        "CheckoutRequest",
+        "CheckoutSession",
+        "ConfirmRequest",
+        "ConfirmResult",
+        "Balance",
+        "PreparedUpload",
+        "UploadAccepted",
+        "InvoiceSummary",
+        "Invoice",
+        "InvoiceData",
+        "LineItem",
+        "Error",
+    ):
         assert name in schemas, name
     upload = document["paths"]["/api/v1/invoices/upload"]["post"]
     body = upload["requestBody"]["content"]["multipart/form-data"]["schema"]
-    assert body["properties"]["file"] == {"type": "string", "format": "binary",
-                                          "description": "PDF, JPG, JPEG or PNG (decided by content, not by name)"}
+    assert body["properties"]["file"] == {
+        "type": "string",
+        "format": "binary",
+        "description": "PDF, JPG, JPEG or PNG (decided by content, not by name)",
+    }
     assert "formData" not in str(document)  # invalid in OpenAPI 3
     assert "/webhooks/stripe" not in document["paths"]  # Stripe's contract, not the tenant API
 
@@ -52,7 +74,10 @@ async def test_swagger_ui_is_served_offline(harness):
 
 async def test_real_responses_match_the_schemas(harness):
     _, headers = await harness.tenant()
-    assert BalanceSchema().validate(await (await harness.client.get("/api/v1/credits/balance", headers=headers)).json()) == {}
+    assert (
+        BalanceSchema().validate(await (await harness.client.get("/api/v1/credits/balance", headers=headers)).json())
+        == {}
+    )
     prepared = await (await harness.client.post("/api/v1/invoices/upload/init", headers=headers)).json()
     assert PreparedUploadSchema().validate(prepared) == {}
     accepted = await (await harness.upload(headers, text_pdf(INVOICE_LINES))).json()
@@ -73,4 +98,8 @@ async def test_unknown_route_and_method_get_the_error_body(harness):
     assert (await response.json())["statusCode"] == 404
     response = await harness.client.delete("/api/v1/credits/balance", headers=headers)
     assert response.status == 405
-    assert (await response.json()) == {"statusCode": 405, "message": "Method Not Allowed", "error": "Method Not Allowed"}
+    assert (await response.json()) == {
+        "statusCode": 405,
+        "message": "Method Not Allowed",
+        "error": "Method Not Allowed",
+    }

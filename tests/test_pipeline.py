@@ -1,5 +1,6 @@
 """Pipeline stages on documents the tests make: sniffing, text layer with boxes, OCR of scanned
 pages with the OCR_MAX_PDF_PAGES limit, normalisation, validation and routing."""
+
 from __future__ import annotations
 
 import pytest
@@ -68,20 +69,42 @@ def test_corrupt_inputs_are_unreadable():
 
 
 def test_normalised_data_has_every_key():
-    data = normalise_data({"total_amount": "1.234,50", "invoice_date": "05.03.2024", "currency": "€",
-                           "vendor_name": "  ACME \n GmbH ", "bogus": 1},
-                          [{"description": " Hammer ", "quantity": "2", "line_total": 20}], "raw")
+    data = normalise_data(
+        {
+            "total_amount": "1.234,50",
+            "invoice_date": "05.03.2024",
+            "currency": "€",
+            "vendor_name": "  ACME \n GmbH ",
+            "bogus": 1,
+        },
+        [{"description": " Hammer ", "quantity": "2", "line_total": 20}],
+        "raw",
+    )
     assert data["total_amount"] == 1234.5 and data["invoice_date"] == "2024-03-05"
     assert data["currency"] == "EUR" and data["vendor_name"] == "ACME GmbH"
     assert data["line_items"][0]["description"] == "Hammer" and data["line_items"][0]["quantity"] == 2.0
-    assert set(data["line_items"][0]) == {"description", "line_no", "sku", "quantity", "unit", "unit_price",
-                                          "discount", "tax", "line_total"}
+    assert set(data["line_items"][0]) == {
+        "description",
+        "line_no",
+        "sku",
+        "quantity",
+        "unit",
+        "unit_price",
+        "discount",
+        "tax",
+        "line_total",
+    }
     assert "bogus" not in data and data["raw_text"] == "raw" and data["due_date"] is None
 
 
 def test_validation_rules():
-    ok = {"subtotal": 100.0, "tax_amount": 19.0, "total_amount": 119.0, "invoice_date": "2024-03-05",
-          "line_items": [{"line_total": 60.0}, {"line_total": 40.0}]}
+    ok = {
+        "subtotal": 100.0,
+        "tax_amount": 19.0,
+        "total_amount": 119.0,
+        "invoice_date": "2024-03-05",
+        "line_items": [{"line_total": 60.0}, {"line_total": 40.0}],
+    }
     assert validate(ok) == []
     assert validate({**ok, "total_amount": 120.0})[0].startswith("totals do not add up")
     assert "line items sum to 60.00" in validate({**ok, "line_items": [{"line_total": 60.0}]})[0]
@@ -112,6 +135,7 @@ def test_hybrid_e_invoice_whose_print_disagrees_needs_review():
     assert any("total_amount" in e and "120.00" in e for e in result.validation_errors)
     agree = Extractor(FAKES).run(JobContext("x", PDF), hybrid_pdf(printed_total="119.00", xml_total="119.00"))
     assert agree.processing_status == "completed", agree.validation_errors
-    visual = Extractor(FAKES).run(JobContext("x", PDF, visual_only=True),
-                                  hybrid_pdf(printed_total="119.00", xml_total="119.00"))
+    visual = Extractor(FAKES).run(
+        JobContext("x", PDF, visual_only=True), hybrid_pdf(printed_total="119.00", xml_total="119.00")
+    )
     assert visual.extraction_tier == 2  # visual-only ignores the XML

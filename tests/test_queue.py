@@ -1,5 +1,6 @@
 """The durable queue and the dispatcher: leases, busy-OCR retries, attempts, and failures that
 end an invoice without taking the server down."""
+
 from __future__ import annotations
 
 import time
@@ -29,10 +30,13 @@ async def test_busy_ocr_is_retried_without_counting_an_attempt(harness_factory, 
 
 
 async def test_crashing_stage_retries_then_fails_with_one_debit(harness_factory, tmp_path):
-    harness = await harness_factory(make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:CrashOcr"},
-                                                             "queue": {"max_attempts": 2}}))
+    harness = await harness_factory(
+        make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:CrashOcr"}, "queue": {"max_attempts": 2}})
+    )
     _, headers = await harness.tenant(credits=1)
-    invoice_id = (await (await harness.upload(headers, png_with_text("x"), content_type="image/png")).json())["invoice"]["id"]
+    invoice_id = (await (await harness.upload(headers, png_with_text("x"), content_type="image/png")).json())[
+        "invoice"
+    ]["id"]
     result = await harness.wait_ready(headers, invoice_id)
     assert result["processingStatus"] == "failed" and result["status"] == "pending"
     assert "fake OCR crash" in result["processingError"] and "after 2 attempts" in result["processingError"]
@@ -43,14 +47,18 @@ async def test_crashing_stage_retries_then_fails_with_one_debit(harness_factory,
 async def test_blank_page_fails_and_crashing_llm_keeps_rules(harness_factory, tmp_path):
     blank = await harness_factory(make_settings(tmp_path / "a", {"ocr": {"engine": "tests.fake_ocr:EmptyOcr"}}))
     _, headers = await blank.tenant()
-    invoice_id = (await (await blank.upload(headers, png_with_text(), content_type="image/png")).json())["invoice"]["id"]
+    invoice_id = (await (await blank.upload(headers, png_with_text(), content_type="image/png")).json())["invoice"][
+        "id"
+    ]
     result = await blank.wait_ready(headers, invoice_id)
     assert result["processingStatus"] == "failed"
     assert result["processingError"] == "No text could be read from the document"
 
     crash = await harness_factory(make_settings(tmp_path / "b", {"llm": {"backend": "tests.fakes:CrashLLM"}}))
     _, headers = await crash.tenant()
-    invoice_id = (await (await crash.upload(headers, png_with_text("Total EUR 5.00"), content_type="image/png")).json())["invoice"]["id"]
+    invoice_id = (
+        await (await crash.upload(headers, png_with_text("Total EUR 5.00"), content_type="image/png")).json()
+    )["invoice"]["id"]
     result = await crash.wait_ready(headers, invoice_id)
     assert result["data"]["total_amount"] == 5.0
 
@@ -103,8 +111,9 @@ async def test_busy_ocr_is_known_by_its_type_not_its_message(harness_factory, tm
     from tests.fake_ocr import BusyThenTextOcr
 
     monkeypatch.setattr(BusyThenTextOcr, "refusals", 0)
-    harness = await harness_factory(make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:BusyThenTextOcr"},
-                                                             "queue": {"max_attempts": 1}}))
+    harness = await harness_factory(
+        make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:BusyThenTextOcr"}, "queue": {"max_attempts": 1}})
+    )
     _, headers = await harness.tenant()
     response = await harness.upload(headers, png_with_text("Total EUR 5.00"), content_type="image/png")
     result = await harness.wait_ready(headers, (await response.json())["invoice"]["id"])
@@ -114,8 +123,9 @@ async def test_busy_ocr_is_known_by_its_type_not_its_message(harness_factory, tm
 
 
 async def test_other_temporary_errors_spend_attempts_even_when_they_say_busy(harness_factory, tmp_path):
-    harness = await harness_factory(make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:TemporaryTroubleOcr"},
-                                                             "queue": {"max_attempts": 2}}))
+    harness = await harness_factory(
+        make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:TemporaryTroubleOcr"}, "queue": {"max_attempts": 2}})
+    )
     _, headers = await harness.tenant()
     response = await harness.upload(headers, png_with_text("Total EUR 5.00"), content_type="image/png")
     result = await harness.wait_ready(headers, (await response.json())["invoice"]["id"], timeout=20)

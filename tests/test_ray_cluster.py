@@ -1,6 +1,7 @@
 """``ray.address`` joins an existing Ray cluster instead of starting one (how the appliance grows
 past one host): a head node started here with ``ray start --head --block``, then ``appliance
 extract`` whose pool runs on that cluster."""
+
 from __future__ import annotations
 
 import json
@@ -30,9 +31,21 @@ def ray_head(tmp_path):
     ray_bin = Path(sys.executable).parent / "ray"
     env = {**os.environ, "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
     head = subprocess.Popen(
-        [str(ray_bin), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
-         "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp_dir}"],
-        env=env, stdout=open(tmp_path / "head.log", "wb"), stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            str(ray_bin),
+            "start",
+            "--head",
+            "--block",
+            f"--port={port}",
+            "--num-cpus=2",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+            f"--temp-dir={temp_dir}",
+        ],
+        env=env,
+        stdout=open(tmp_path / "head.log", "wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and b"Ray runtime started" not in (tmp_path / "head.log").read_bytes():
@@ -49,8 +62,9 @@ def ray_head(tmp_path):
 
 
 def test_extract_runs_on_an_existing_cluster(ray_head, tmp_path):
-    config = write_config(tmp_path, merged(FAKE_MODELS, {"pool": {"backend": "ray", "workers": 1},
-                                                         "ray": {"address": ray_head}}))
+    config = write_config(
+        tmp_path, merged(FAKE_MODELS, {"pool": {"backend": "ray", "workers": 1}, "ray": {"address": ray_head}})
+    )
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "a.pdf").write_bytes(text_pdf(INVOICE_LINES))
     result = cli(config, "extract", "--out", str(tmp_path / "out"), str(tmp_path / "in"))

@@ -1,5 +1,6 @@
 """The real Ray actor pool: extraction on actors, the OCR gate across actors, a dying actor, and
 the appliance serving with ``pool.backend = "ray"``. One Ray per test session (measurements.md)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -39,8 +40,9 @@ async def test_ocr_gate_spans_actors(ray_session):
     pool = await RayPool(fake_models("tests.fake_ocr:SlowOcr"), size=2, ocr_concurrency=1).start()
     try:
         ctx = JobContext("a", "image/png")
-        outcomes = await asyncio.gather(*(pool.submit(ctx, png_with_text("Total 1.00")) for _ in range(2)),
-                                        return_exceptions=True)
+        outcomes = await asyncio.gather(
+            *(pool.submit(ctx, png_with_text("Total 1.00")) for _ in range(2)), return_exceptions=True
+        )
         busy = [o for o in outcomes if isinstance(o, OcrBusy)]
         done = [o for o in outcomes if isinstance(o, dict)]
         assert len(busy) == 1 and len(done) == 1, outcomes

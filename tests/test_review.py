@@ -1,6 +1,7 @@
 """Human review through the operator CLI against a real server on loopback: corrections applied
 on top of the extraction in ``GET /api/v1/invoices/{id}`` with ``source: human`` evidence,
 status transitions, approve/reject, reprocess keeping corrections, and every error exit."""
+
 from __future__ import annotations
 
 import asyncio
@@ -45,8 +46,20 @@ async def fetch(harness, headers, invoice_id) -> dict:
 async def test_corrections_are_applied_on_top_with_human_evidence(harness, tmp_path):
     invoice_id, headers, before = await extracted(harness)
     assert before["status"] == "extracted" and before["data"]["total_amount"] == 119.0
-    result = await appliance(tmp_path, "invoice", "correct", invoice_id, "total_amount=120.50",
-                             "invoice_date=2024-03-06", "currency=usd", "--line", "1", "quantity=3", "--by", "alice")
+    result = await appliance(
+        tmp_path,
+        "invoice",
+        "correct",
+        invoice_id,
+        "total_amount=120.50",
+        "invoice_date=2024-03-06",
+        "currency=usd",
+        "--line",
+        "1",
+        "quantity=3",
+        "--by",
+        "alice",
+    )
     assert result.returncode == 0, result.stderr
     assert "total_amount: 119.0 -> 120.5" in result.stdout and "line 1 quantity: 2.0 -> 3.0" in result.stdout
     body = await fetch(harness, headers, invoice_id)
@@ -63,8 +76,16 @@ async def test_corrections_are_applied_on_top_with_human_evidence(harness, tmp_p
     stored = await harness.db.fetchone("SELECT data_json FROM invoices WHERE id = ?", (invoice_id,))
     assert json.loads(stored["data_json"])["total_amount"] == 119.0  # beside the extraction, never over it
     rows = await harness.db.fetchall("SELECT * FROM corrections WHERE invoice_id = ? ORDER BY id", (invoice_id,))
-    assert [(r["field"], r["line_index"], json.loads(r["old_value_json"]), json.loads(r["new_value_json"]),
-             r["corrected_by"]) for r in rows][0] == ("total_amount", None, 119.0, 120.5, "alice")
+    assert [
+        (
+            r["field"],
+            r["line_index"],
+            json.loads(r["old_value_json"]),
+            json.loads(r["new_value_json"]),
+            r["corrected_by"],
+        )
+        for r in rows
+    ][0] == ("total_amount", None, 119.0, 120.5, "alice")
     assert rows[-1]["line_index"] == 1 and rows[-1]["created_at"].endswith("Z")
 
 
@@ -130,8 +151,10 @@ async def test_reprocess_status_follows_the_extraction_unless_a_human_acted(harn
 async def test_a_failed_extraction_can_be_corrected_from_nothing(harness, tmp_path):
     invoice_id, headers, _ = await extracted(harness)
     async with harness.db.transaction() as conn:  # as a document no tier could read would end
-        await conn.execute("UPDATE invoices SET processing_status = 'failed', status = 'pending', data_json = NULL "
-                           "WHERE id = ?", (invoice_id,))
+        await conn.execute(
+            "UPDATE invoices SET processing_status = 'failed', status = 'pending', data_json = NULL WHERE id = ?",
+            (invoice_id,),
+        )
     await review.correct(harness.db, invoice_id, ["total_amount=5"], [], "alice")
     body = await fetch(harness, headers, invoice_id)
     assert body["data"]["total_amount"] == 5.0 and body["data"]["invoice_number"] is None
@@ -174,8 +197,10 @@ async def test_every_bad_correction_is_refused_and_nothing_is_written(harness):
     with pytest.raises(BadRequest, match="bogus"):  # one bad value refuses the good ones with it
         await review.correct(harness.db, invoice_id, ["total_amount=1", "bogus=2"], [], "t")
     assert not await harness.db.fetchall("SELECT 1 FROM corrections")
-    for call in (review.correct(harness.db, "nope", ["total_amount=1"], [], "t"),
-                 review.decide(harness.db, str(uuid.uuid4()), "approved", "t")):
+    for call in (
+        review.correct(harness.db, "nope", ["total_amount=1"], [], "t"),
+        review.decide(harness.db, str(uuid.uuid4()), "approved", "t"),
+    ):
         with pytest.raises(NotFound):
             await call
     with pytest.raises(BadRequest, match="unknown decision"):

@@ -1,4 +1,5 @@
 """Unit tests of the rules extractor on small synthetic pages, plus one real text-layer PDF."""
+
 from decimal import Decimal
 from pathlib import Path
 
@@ -135,10 +136,23 @@ def test_line_item_table():
     assert result.fields["total_amount"] == Decimal("35.5")
     items = result.line_items
     assert [i["description"] for i in items] == ["Hammer", "Screwdriver set"]
-    assert items[0]["quantity"] == 2 and items[0]["unit_price"] == Decimal("10.0") and items[0]["line_total"] == Decimal("20.0")
+    assert (
+        items[0]["quantity"] == 2
+        and items[0]["unit_price"] == Decimal("10.0")
+        and items[0]["line_total"] == Decimal("20.0")
+    )
     assert items[1]["line_total"] == Decimal("15.5")
-    assert set(items[0]) == {"description", "line_no", "sku", "quantity", "unit", "unit_price", "discount",
-                             "tax", "line_total"}
+    assert set(items[0]) == {
+        "description",
+        "line_no",
+        "sku",
+        "quantity",
+        "unit",
+        "unit_price",
+        "discount",
+        "tax",
+        "line_total",
+    }
 
 
 def test_customer_after_bill_to():
@@ -177,7 +191,10 @@ def test_row_with_total_on_the_next_line():
         make_line(300, (300, "Gesamtbetrag"), (480, "473,00")),
     )
     items = extract_rules(doc).line_items
-    assert [(i["description"], i["line_total"]) for i in items] == [("Trennblätter A4", Decimal("198.0")), ("Joghurt Banane", Decimal("275.0"))]
+    assert [(i["description"], i["line_total"]) for i in items] == [
+        ("Trennblätter A4", Decimal("198.0")),
+        ("Joghurt Banane", Decimal("275.0")),
+    ]
     assert items[0]["unit_price"] == Decimal("9.9") and items[0]["quantity"] == 20
 
 
@@ -189,7 +206,9 @@ def test_wrapped_row_joins_its_description():
         make_line(224, (70, "Regio R9"), (480, "80,00")),
     )
     items = extract_rules(doc).line_items
-    assert [(i["description"], i["line_total"]) for i in items] == [("Haftpflicht SF25 Typkl. 18 Regio R9", Decimal("80.0"))]
+    assert [(i["description"], i["line_total"]) for i in items] == [
+        ("Haftpflicht SF25 Typkl. 18 Regio R9", Decimal("80.0"))
+    ]
 
 
 def test_section_subtotal_does_not_end_the_table():
@@ -320,7 +339,8 @@ def test_payment_terms_paragraph():
     )
     assert extract_rules(doc).fields["payment_terms"] == (
         "Einen zu zahlenden Beitrag überweisen Sie bitte auf folgende Bankverbindung: "
-        "IBAN DE75123456780000001234, BIC WELADED1MST. Beitragsgutschriften erstatten wir per Scheck.")
+        "IBAN DE75123456780000001234, BIC WELADED1MST. Beitragsgutschriften erstatten wir per Scheck."
+    )
 
 
 def test_label_remainder_is_no_customer_name():
@@ -349,6 +369,7 @@ def test_name_row_with_wrapped_line_above():
 
 
 # --- OCR'd receipts and scans (synthetic pages with source "ocr") ---------------------------
+
 
 def make_ocr_doc(*lines: Line, width: float = 600, height: float = 1200) -> DocumentText:
     return DocumentText(pages=[Page(1, width, height, tuple(lines), "ocr")], ocr_engine="fake")
@@ -463,7 +484,8 @@ def test_label_word_inside_a_header_name():
         make_line(200, (220, "AUTOROUTE RABAT MEKNES"), size=32),
         make_line(235, (270, "15000 KHEMISSET"), size=30),
         make_line(470, (40, "Total Facture :"), (400, "56.00 DH")),
-        width=746, height=768,
+        width=746,
+        height=768,
     )
     assert extract_rules(doc).fields["vendor_name"] == "RELAIS TOTAL OULMES"
 
@@ -512,7 +534,8 @@ def test_glued_ocr_label_and_value():
             make_line(60, (80, "ACME Interior Ltd"), size=30),
             make_line(300, (80, line), size=40),
             make_line(900, (700, "Total"), (900, "$ 120.00"), size=25),
-            width=1650, height=2340,
+            width=1650,
+            height=2340,
         )
 
     assert extract_rules(doc_with("InvoiceINV/2023/03/0008")).fields["invoice_number"] == "INV/2023/03/0008"
@@ -537,7 +560,8 @@ def test_glued_ocr_sender_line_splits_into_name_and_address():
         make_line(87, (308, "AubonmoulinSARL-1242chemindelolive-84340Malaucene-France"), size=27),
         make_line(261, (87, "Facture FA-2017-0010"), size=46),
         make_line(1266, (1242, "Total TTC"), (1400, "671,15")),
-        width=1653, height=2339,
+        width=1653,
+        height=2339,
     )
     fields = extract_rules(doc).fields
     assert fields["vendor_name"] == "Aubonmoulin SARL"

@@ -1,4 +1,5 @@
 """Settings: defaults, config.toml, environment overrides, and the shipped config documents every key."""
+
 from __future__ import annotations
 
 import tomllib
@@ -49,8 +50,13 @@ def test_file_then_environment(tmp_path):
     settings = load_settings(config, env={})
     assert settings.server.port == 9001 and settings.limits.OCR_MAX_PDF_PAGES == 5
     assert settings.data_dir == (tmp_path / "d").resolve()
-    env = {"OCR_MAX_PDF_PAGES": "7", "OCR_LANG": "en", "APPLIANCE_SERVER_PORT": "9002",
-           "APPLIANCE_LLM_ENABLED": "false", "APPLIANCE_DATA_DIR": str(tmp_path / "e")}
+    env = {
+        "OCR_MAX_PDF_PAGES": "7",
+        "OCR_LANG": "en",
+        "APPLIANCE_SERVER_PORT": "9002",
+        "APPLIANCE_LLM_ENABLED": "false",
+        "APPLIANCE_DATA_DIR": str(tmp_path / "e"),
+    }
     settings = load_settings(config, env=env)
     assert settings.limits.OCR_MAX_PDF_PAGES == 7 and settings.ocr.OCR_LANG == "en"
     assert settings.server.port == 9002 and settings.llm.enabled is False
@@ -64,23 +70,33 @@ def test_config_from_environment_variable(tmp_path):
     assert load_settings(None, env={"APPLIANCE_CONFIG": str(config)}).server.port == 9100
 
 
-@pytest.mark.parametrize("text, message", [
-    ("[server]\nnope = 1\n", "unknown setting server.nope"),
-    ("[nothing]\nx = 1\n", "unknown setting nothing"),
-    ("[ocr]\nOCR_LANG = \"de\"\n", "ocr.OCR_LANG = 'de': expected 'ch', 'en' or 'th'"),
-    ("[limits]\nMAX_FILE_SIZE_MB = 10\nOCR_MAX_UPLOAD_MB = 20\n",
-     r"limits.OCR_MAX_UPLOAD_MB \(20\) cannot exceed limits.MAX_FILE_SIZE_MB \(10\)"),
-    ("[pool]\nbackend = \"threads\"\n", "pool.backend = 'threads'"),
-    ("[limits]\njob_timeout_seconds = 400\n", r"limits.job_timeout_seconds \(400\) must be below queue.lease_seconds"),
-    ("[[credits.packages]]\nname = \"A\"\ncredits = 1\n[[credits.packages]]\nname = \"A\"\ncredits = 2\n",
-     "names must be unique"),
-    ("[[credits.packages]]\nname = \"A\"\ncredits = \"5\"\n", r"credits.packages\[0\].credits = '5'"),
-    ("[[credits.packages]]\nname = \"A\"\nprice = 5\n", r"unknown setting credits.packages\[0\].price"),
-    ("[server]\nport = 70000\n", "server.port = 70000: expected less than or equal to 65535"),
-    ("server = 3\n", r"server = 3: expected a table"),
-    ("data_dir = 5\n", "data_dir = 5: expected a quoted path"),
-    ("not toml [", "Expected"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[server]\nnope = 1\n", "unknown setting server.nope"),
+        ("[nothing]\nx = 1\n", "unknown setting nothing"),
+        ('[ocr]\nOCR_LANG = "de"\n', "ocr.OCR_LANG = 'de': expected 'ch', 'en' or 'th'"),
+        (
+            "[limits]\nMAX_FILE_SIZE_MB = 10\nOCR_MAX_UPLOAD_MB = 20\n",
+            r"limits.OCR_MAX_UPLOAD_MB \(20\) cannot exceed limits.MAX_FILE_SIZE_MB \(10\)",
+        ),
+        ('[pool]\nbackend = "threads"\n', "pool.backend = 'threads'"),
+        (
+            "[limits]\njob_timeout_seconds = 400\n",
+            r"limits.job_timeout_seconds \(400\) must be below queue.lease_seconds",
+        ),
+        (
+            '[[credits.packages]]\nname = "A"\ncredits = 1\n[[credits.packages]]\nname = "A"\ncredits = 2\n',
+            "names must be unique",
+        ),
+        ('[[credits.packages]]\nname = "A"\ncredits = "5"\n', r"credits.packages\[0\].credits = '5'"),
+        ('[[credits.packages]]\nname = "A"\nprice = 5\n', r"unknown setting credits.packages\[0\].price"),
+        ("[server]\nport = 70000\n", "server.port = 70000: expected less than or equal to 65535"),
+        ("server = 3\n", r"server = 3: expected a table"),
+        ("data_dir = 5\n", "data_dir = 5: expected a quoted path"),
+        ("not toml [", "Expected"),
+    ],
+)
 def test_bad_config_is_refused_with_the_setting_named(tmp_path, text, message):
     config = tmp_path / "config.toml"
     config.write_text(text)
@@ -129,8 +145,12 @@ def test_a_wrong_type_or_range_names_the_key_the_value_and_what_is_expected(tmp_
 
 
 def test_environment_values_are_read_from_text(tmp_path):
-    env = {"APPLIANCE_LLM_ENABLED": "no", "APPLIANCE_POOL_WORKERS": "3", "APPLIANCE_QUEUE_BACKOFF_SECONDS": "1",
-           "APPLIANCE_LOG_LEVEL": "DEBUG"}
+    env = {
+        "APPLIANCE_LLM_ENABLED": "no",
+        "APPLIANCE_POOL_WORKERS": "3",
+        "APPLIANCE_QUEUE_BACKOFF_SECONDS": "1",
+        "APPLIANCE_LOG_LEVEL": "DEBUG",
+    }
     settings = load_settings(None, env=env, data_dir=tmp_path)
     assert settings.llm.enabled is False and settings.pool.workers == 3
     assert settings.queue.backoff_seconds == 1.0 and settings.log.level == "DEBUG"

@@ -1,5 +1,6 @@
 """Smoke run of scripts/soak: 5 clients for 15 s against an appliance it starts itself (inline
 pool, fake models), on the real documents of ../shared/datasets; every check must pass."""
+
 from __future__ import annotations
 
 import subprocess
@@ -16,9 +17,27 @@ pytestmark = [pytest.mark.slow, needs_datasets]
 def test_soak_smoke(tmp_path):
     out = tmp_path / "soak.md"
     result = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "soak"), "--clients", "5", "--minutes", "0.25",
-         "--pool", "inline", "--files", str(DATASETS), "--out", str(out), "--drain", "60"],
-        capture_output=True, text=True, timeout=300, cwd=ROOT)
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "soak"),
+            "--clients",
+            "5",
+            "--minutes",
+            "0.25",
+            "--pool",
+            "inline",
+            "--files",
+            str(DATASETS),
+            "--out",
+            str(out),
+            "--drain",
+            "60",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     report = out.read_text()
     assert "- [x] every accepted upload ended ready" in report
@@ -27,6 +46,11 @@ def test_soak_smoke(tmp_path):
 
 
 def test_soak_refuses_a_non_loopback_target():
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "soak"), "--url", "http://10.0.0.1:8080",
-                             "--key", "x"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "soak"), "--url", "http://10.0.0.1:8080", "--key", "x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert result.returncode == 2 and "loopback" in result.stderr

@@ -1,6 +1,7 @@
 """The systemd unit: ``systemd-analyze verify`` and ``security --offline`` on the unit with its
 paths replaced for a temporary prefix (as scripts/install does), and the sd_notify protocol
 (READY=1 once the API answers, STATUS= with the queue, STOPPING=1) against a real server."""
+
 from __future__ import annotations
 
 import asyncio
@@ -32,8 +33,12 @@ def installed_unit(tmp_path: Path) -> Path:
     """The unit as scripts/install writes it for a prefix under ``tmp_path``, with the binaries
     its Exec lines name present (verify checks they exist and are executable)."""
     prefix, etc, state = tmp_path / "opt", tmp_path / "etc", tmp_path / "state"
-    text = (UNIT.read_text().replace("/opt/invoice-appliance", str(prefix))
-            .replace("/etc/invoice-appliance", str(etc)).replace("/var/lib/invoice-appliance", str(state)))
+    text = (
+        UNIT.read_text()
+        .replace("/opt/invoice-appliance", str(prefix))
+        .replace("/etc/invoice-appliance", str(etc))
+        .replace("/var/lib/invoice-appliance", str(state))
+    )
     binary = prefix / ".venv" / "bin" / "appliance"
     binary.parent.mkdir(parents=True)
     binary.write_text("#!/bin/sh\nexit 0\n")
@@ -47,11 +52,21 @@ def installed_unit(tmp_path: Path) -> Path:
 
 def test_unit_has_the_required_settings():
     text = UNIT.read_text()
-    for line in ("Type=notify", "ExecStartPre=/opt/invoice-appliance/.venv/bin/appliance check",
-                 "ExecStart=/opt/invoice-appliance/.venv/bin/appliance serve", "Restart=on-failure",
-                 "User=invoice-appliance", "ProtectSystem=strict", "ReadWritePaths=/var/lib/invoice-appliance",
-                 "NoNewPrivileges=yes", "PrivateTmp=yes", "ProtectHome=yes", "DevicePolicy=closed",
-                 "DeviceAllow=char-nvidia* rw", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK"):
+    for line in (
+        "Type=notify",
+        "ExecStartPre=/opt/invoice-appliance/.venv/bin/appliance check",
+        "ExecStart=/opt/invoice-appliance/.venv/bin/appliance serve",
+        "Restart=on-failure",
+        "User=invoice-appliance",
+        "ProtectSystem=strict",
+        "ReadWritePaths=/var/lib/invoice-appliance",
+        "NoNewPrivileges=yes",
+        "PrivateTmp=yes",
+        "ProtectHome=yes",
+        "DevicePolicy=closed",
+        "DeviceAllow=char-nvidia* rw",
+        "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK",
+    ):
         assert re.search(rf"^{re.escape(line)}$", text, re.M), line
 
 
@@ -66,8 +81,9 @@ def test_systemd_analyze_verify(tmp_path):
 @needs_analyze
 def test_systemd_analyze_security_offline(tmp_path):
     unit = installed_unit(tmp_path)
-    result = subprocess.run([SYSTEMD_ANALYZE, "security", "--offline=yes", str(unit)],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [SYSTEMD_ANALYZE, "security", "--offline=yes", str(unit)], capture_output=True, text=True, timeout=60
+    )
     if "--offline" in result.stderr and result.returncode != 0:
         pytest.skip(f"this systemd-analyze has no --offline (needs systemd 250+): {result.stderr.strip()}")
     found = re.search(r"Overall exposure level for \S+: (\d+\.\d+)", result.stdout)
@@ -86,11 +102,17 @@ async def test_status_line_counts_queue_and_in_flight(harness):
     async with harness.db.transaction() as conn:
         await conn.execute("INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', 'now')")
         for n, state in enumerate(("queued", "queued", "leased", "done")):
-            await conn.execute("INSERT INTO invoices (id, tenant_id, status, processing_status, created_at, "
-                               "updated_at) VALUES (?, 't', 'pending', 'queued', 'now', 'now')", (f"i{n}",))
+            await conn.execute(
+                "INSERT INTO invoices (id, tenant_id, status, processing_status, created_at, "
+                "updated_at) VALUES (?, 't', 'pending', 'queued', 'now', 'now')",
+                (f"i{n}",),
+            )
             # available in an hour, so the running dispatcher leaves the queued ones alone
-            await conn.execute("INSERT INTO jobs (id, invoice_id, tenant_id, state, available_at, created_at, "
-                               "updated_at) VALUES (?, ?, 't', ?, 1e12, 'now', 'now')", (f"j{n}", f"i{n}", state))
+            await conn.execute(
+                "INSERT INTO jobs (id, invoice_id, tenant_id, state, available_at, created_at, "
+                "updated_at) VALUES (?, ?, 't', ?, 1e12, 'now', 'now')",
+                (f"j{n}", f"i{n}", state),
+            )
     assert await status_line(harness.db) == "serving; queue: 2 queued, 1 in flight"
 
 

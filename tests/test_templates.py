@@ -1,4 +1,5 @@
 """Tier 1 templates at the pipeline level: invoice2data's output vocabulary mapped onto schema 2.9."""
+
 from __future__ import annotations
 
 from pipeline.templates import apply_template, load_template

@@ -1,5 +1,6 @@
 """Unit tests of the library-backed value parsers: price-parser amounts, dateparser month names,
 python-stdnum tax ids and IBANs, and how the rules use them to choose among candidates."""
+
 from decimal import Decimal
 
 import pytest
@@ -13,9 +14,21 @@ from tests.test_rules import make_doc, make_line
 
 @pytest.mark.parametrize(
     ("printed", "value"),
-    [("1,234.56", Decimal("1234.56")), ("1.234,56", Decimal("1234.56")), ("1 234,56", Decimal("1234.56")), ("1'234.50", Decimal("1234.5")),
-     ("1.234.567,89", Decimal("1234567.89")), ("1,234,567", 1234567), ("1.000", Decimal("1.0")), ("1,000", 1000),
-     ("0,500", Decimal("0.5")), ("(12.00)", Decimal("-12.0")), ("-9,32", Decimal("-9.32")), ("EUR 34,73", Decimal("34.73")), ("฿1,070.00", 1070)],
+    [
+        ("1,234.56", Decimal("1234.56")),
+        ("1.234,56", Decimal("1234.56")),
+        ("1 234,56", Decimal("1234.56")),
+        ("1'234.50", Decimal("1234.5")),
+        ("1.234.567,89", Decimal("1234567.89")),
+        ("1,234,567", 1234567),
+        ("1.000", Decimal("1.0")),
+        ("1,000", 1000),
+        ("0,500", Decimal("0.5")),
+        ("(12.00)", Decimal("-12.0")),
+        ("-9,32", Decimal("-9.32")),
+        ("EUR 34,73", Decimal("34.73")),
+        ("฿1,070.00", 1070),
+    ],
 )
 def test_amount_in_the_document_convention(printed, value):
     assert parse_amount(printed) == value
@@ -27,9 +40,19 @@ def test_percentages_dates_and_times_are_not_amounts():
 
 @pytest.mark.parametrize(
     ("printed", "value"),
-    [("1,234.50", "1234.50"), ("1.234,50", "1234.50"), ("1 234,5", "1234.5"), ("1234", "1234"),
-     ("1.234", "1234"), ("1,234,567.8", "1234567.8"), ("-3,00", "-3.00"), ("EUR", None),
-     ("12 EUR", None), ("", None), ("1.2.3", None)],
+    [
+        ("1,234.50", "1234.50"),
+        ("1.234,50", "1234.50"),
+        ("1 234,5", "1234.5"),
+        ("1234", "1234"),
+        ("1.234", "1234"),
+        ("1,234,567.8", "1234567.8"),
+        ("-3,00", "-3.00"),
+        ("EUR", None),
+        ("12 EUR", None),
+        ("", None),
+        ("1.2.3", None),
+    ],
 )
 def test_parse_amount_decimal(printed, value):
     assert parse_amount_decimal(printed) == (Decimal(value) if value else None)
@@ -37,10 +60,18 @@ def test_parse_amount_decimal(printed, value):
 
 @pytest.mark.parametrize(
     ("printed", "iso"),
-    [("3. März 2021", "2021-03-03"), ("5 maerz 2020", "2020-03-05"), ("1er janvier 2024", "2024-01-01"),
-     ("7 de enero de 2024", "2024-01-07"), ("12 Ogos 23", "2023-08-12"), ("Aug 3, 2014", "2014-08-03"),
-     ("12 มกราคม 2567", "2024-01-12"), ("1 มี.ค. 2566", "2023-03-01"), ("31 juli 2022", "2022-07-31"),
-     ("2 Juillet 2015", "2015-07-02")],
+    [
+        ("3. März 2021", "2021-03-03"),
+        ("5 maerz 2020", "2020-03-05"),
+        ("1er janvier 2024", "2024-01-01"),
+        ("7 de enero de 2024", "2024-01-07"),
+        ("12 Ogos 23", "2023-08-12"),
+        ("Aug 3, 2014", "2014-08-03"),
+        ("12 มกราคม 2567", "2024-01-12"),
+        ("1 มี.ค. 2566", "2023-03-01"),
+        ("31 juli 2022", "2022-07-31"),
+        ("2 Juillet 2015", "2015-07-02"),
+    ],
 )
 def test_month_names_read_by_dateparser(printed, iso):
     assert parse_date(printed) == iso
@@ -52,8 +83,18 @@ def test_impossible_and_out_of_range_dates_are_not_dates():
 
 
 @pytest.mark.parametrize(
-    "value", ["NL853746333B01", "DE 136 695 976", "FR40303265045", "ATU13585627", "GB 980 7806 84",
-              "BE0403019261", "CHE-116.281.710 MWST", "CHE-116.281.710", "27AAPFU0939F1ZV"],
+    "value",
+    [
+        "NL853746333B01",
+        "DE 136 695 976",
+        "FR40303265045",
+        "ATU13585627",
+        "GB 980 7806 84",
+        "BE0403019261",
+        "CHE-116.281.710 MWST",
+        "CHE-116.281.710",
+        "27AAPFU0939F1ZV",
+    ],
 )
 def test_valid_tax_ids(value):
     assert is_valid_tax_id(value)

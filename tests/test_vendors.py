@@ -1,5 +1,6 @@
 """Tier 1 vendor templates (invoice2data YAML, run by invoice2data's engine), vendor matching,
 ``direction`` and duplicates, through the real server."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -81,7 +82,9 @@ async def test_public_invoice2data_template_works_as_it_is(harness):
     shipped = Path(invoice2data.__file__).parent / "extract" / "templates" / "com" / "com.amazon.aws.yml"
     tenant_id, headers = await harness.tenant()
     await create_vendor(harness.db, tenant_id, "Amazon Web Services", template=shipped.read_text())
-    invoice = await upload_and_wait(harness, headers, (DATASETS / "invoice2data" / "AmazonWebServices.pdf").read_bytes())
+    invoice = await upload_and_wait(
+        harness, headers, (DATASETS / "invoice2data" / "AmazonWebServices.pdf").read_bytes()
+    )
     row = await operator_view(harness, invoice["id"])
     assert row["extraction_tier"] == 1
     assert invoice["data"]["total_amount"] == 4.11 and invoice["data"]["invoice_date"] == "2014-08-03"
@@ -93,12 +96,17 @@ async def test_vendors_are_matched_by_name_or_tax_id_else_created(harness):
     first = await upload_and_wait(harness, headers, text_pdf(INVOICE_LINES))
     created = first["vendor"]
     assert created["vendorName"] == "ACME Tools GmbH"
-    renamed = [line.replace("ACME Tools GmbH", "Acme Tools").replace("INV-2024-001", "INV-2024-050") for line in INVOICE_LINES]
+    renamed = [
+        line.replace("ACME Tools GmbH", "Acme Tools").replace("INV-2024-001", "INV-2024-050") for line in INVOICE_LINES
+    ]
     second = await upload_and_wait(harness, headers, text_pdf(renamed))
     assert second["vendor"]["id"] == created["id"]  # legal form and case do not matter
     by_tax = await create_vendor(harness.db, tenant_id, "Globex Holding", tax_id="DE 123 456 789")
-    third = await upload_and_wait(harness, headers, text_pdf(["Globex Corporation", "USt-IdNr.: DE123456789",
-                                                              "Invoice No: G-1", "Total EUR 5.00"]))
+    third = await upload_and_wait(
+        harness,
+        headers,
+        text_pdf(["Globex Corporation", "USt-IdNr.: DE123456789", "Invoice No: G-1", "Total EUR 5.00"]),
+    )
     assert third["vendor"]["id"] == by_tax
     rows = await harness.db.fetchall("SELECT name FROM vendors WHERE tenant_id = ?", (tenant_id,))
     assert sorted(r["name"] for r in rows) == ["ACME Tools GmbH", "Globex Holding"]
@@ -157,8 +165,9 @@ async def test_real_documents_vendor_direction_and_duplicates(harness_factory, t
     assert again["isDuplicate"] and again["duplicateOf"] == first["id"] and again["vendor"] == first["vendor"]
     aws = await upload_and_wait(harness, headers, (DATASETS / "invoice2data" / "AmazonWebServices.pdf").read_bytes())
     assert aws["vendor"]["vendorName"] == "Amazon Web Services, Inc." and not aws["isDuplicate"]
-    receipt = await upload_and_wait(harness, headers, (DATASETS / "sroie" / "004.jpg").read_bytes(),
-                                    filename="004.jpg", content_type="image/jpeg")
+    receipt = await upload_and_wait(
+        harness, headers, (DATASETS / "sroie" / "004.jpg").read_bytes(), filename="004.jpg", content_type="image/jpeg"
+    )
     assert receipt["vendor"] is not None and receipt["vendor"]["id"] not in (first["vendor"]["id"], aws["vendor"]["id"])
     await update_tenant(harness.db, tenant_id, tax_id="DE123456789")  # the seller's VAT id of the e-invoice
     own = await upload_and_wait(harness, headers, einvoice + b"\n% resent")

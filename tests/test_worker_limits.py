@@ -1,6 +1,7 @@
 """One bad file cannot take the appliance down: the per-document time limit kills a wedged Ray
 worker (Ray restarts it) and the job ends failed after its retries; the memory limit turns a
 runaway allocation into a temporary error inside that worker; the server keeps serving."""
+
 from __future__ import annotations
 
 import asyncio
@@ -87,12 +88,15 @@ async def test_memory_limit_fails_the_allocation_inside_the_worker(ray_session, 
 @pytest.mark.ray
 @pytest.mark.slow
 async def test_appliance_survives_a_hanging_document(ray_session, harness_factory, tmp_path):
-    settings = make_settings(tmp_path, {
-        "ocr": {"engine": "tests.fake_ocr:HangOcr"},
-        "pool": {"backend": "ray", "workers": 1},
-        "limits": {"job_timeout_seconds": 2},
-        "queue": {"max_attempts": 2, "backoff_seconds": 0.05},
-    })
+    settings = make_settings(
+        tmp_path,
+        {
+            "ocr": {"engine": "tests.fake_ocr:HangOcr"},
+            "pool": {"backend": "ray", "workers": 1},
+            "limits": {"job_timeout_seconds": 2},
+            "queue": {"max_attempts": 2, "backoff_seconds": 0.05},
+        },
+    )
     harness = await harness_factory(settings)
     _, headers = await harness.tenant(credits=3)
     hanging = await harness.upload(headers, png_with_text("x"), content_type="image/png")

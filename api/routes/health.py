@@ -6,6 +6,7 @@
   body plus ``status`` and ``failing`` (each ``{check, message}``). The checks themselves are
   ``appliance.readiness``'s.
 """
+
 from __future__ import annotations
 
 from aiohttp import web

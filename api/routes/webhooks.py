@@ -1,6 +1,7 @@
 """``POST /webhooks/stripe`` (DESIGN.md decisions): outside ``/api/v1``, no API key; the
 ``Stripe-Signature`` header over the raw body is the authentication. Not in the OpenAPI document
 (it is Stripe's contract, not the tenant API)."""
+
 from __future__ import annotations
 
 from aiohttp import web

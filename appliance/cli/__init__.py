@@ -7,6 +7,7 @@ credits and vendors, ``invoices`` and ``jobs`` an operator's view of invoices an
 Must not import ``api`` (``serve`` reaches it through ``appliance.server``); heavy modules
 (Ray, models) are imported inside the command that needs them.
 """
+
 from appliance.cli.root import main
 
 __all__ = ["main"]

@@ -1,6 +1,7 @@
 """Tenants and what belongs to them: ``tenant``, ``key``, ``credits`` and ``vendor``. Each
 command parses its arguments and calls ``appliance.tenants``, ``appliance.ledger`` or
 ``appliance.vendors`` on the data dir's database (``common.with_db``)."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ def tenant() -> None:
 @tenant.command("create")
 @click.option("--name", required=True)
 @click.option("--credits", default=0, type=int, show_default=True, help="opening credits (ledger grant)")
-@click.option("--json", "as_json", is_flag=True, help="last line is {\"tenantId\": ..., \"apiKey\": ...}")
+@click.option("--json", "as_json", is_flag=True, help='last line is {"tenantId": ..., "apiKey": ...}')
 @click.pass_obj
 def tenant_create(settings: Settings, name: str, credits: int, as_json: bool) -> None:
     """Create a tenant and print its id and API key (shown only this once)."""
@@ -104,8 +105,13 @@ def vendor() -> None:
 @click.argument("tenant_id")
 @click.option("--name", required=True)
 @click.option("--tax-id", default=None, help="VAT or tax id; matches invoices to this vendor")
-@click.option("--template", "template_path", type=click.Path(path_type=Path, exists=True, dir_okay=False),
-              default=None, help="an invoice2data YAML template for this vendor's invoices (tier 1)")
+@click.option(
+    "--template",
+    "template_path",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    default=None,
+    help="an invoice2data YAML template for this vendor's invoices (tier 1)",
+)
 @click.pass_obj
 def vendor_add(settings: Settings, tenant_id: str, name: str, tax_id: str | None, template_path: Path | None) -> None:
     """Create a vendor and print its id (clients pass it as vendorId)."""
@@ -128,8 +134,10 @@ def vendor_list(settings: Settings, tenant_id: str, as_json: bool) -> None:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     for row in rows:
-        click.echo(f"{row['id']}  {row['name']}  tax_id={row['tax_id'] or '-'}  "
-                   f"template={row['template_name'] or '-'}  invoices={row['invoices']}")
+        click.echo(
+            f"{row['id']}  {row['name']}  tax_id={row['tax_id'] or '-'}  "
+            f"template={row['template_name'] or '-'}  invoices={row['invoices']}"
+        )
 
 
 @vendor.command("show")
@@ -139,8 +147,7 @@ def vendor_show(settings: Settings, vendor_id: str) -> None:
     """One vendor with its template."""
     from appliance.vendors import show_vendor
 
-    click.echo(json.dumps(with_db(settings, lambda db: show_vendor(db, vendor_id)), indent=2,
-                          ensure_ascii=False))
+    click.echo(json.dumps(with_db(settings, lambda db: show_vendor(db, vendor_id)), indent=2, ensure_ascii=False))
 
 
 ACCOUNT_GROUPS = (tenant, key, credits, vendor)

@@ -3,6 +3,7 @@
 It lives apart from ``appliance.cli.root`` so that the command modules, which ``root`` imports to
 attach their commands, never import ``root`` back.
 """
+
 from __future__ import annotations
 
 import asyncio

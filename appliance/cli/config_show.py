@@ -5,6 +5,7 @@ Owns only the presentation; the values and their origins come from
 ``appliance.settings.load_settings_with_origins``, the same parsing the server uses. Must not
 import ``api``.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,6 +46,7 @@ def _toml(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
-        return "[" + ", ".join("{" + ", ".join(f"{k} = {_toml(v)}" for k, v in item.items()) + "}"
-                               for item in value) + "]"
+        return (
+            "[" + ", ".join("{" + ", ".join(f"{k} = {_toml(v)}" for k, v in item.items()) + "}" for item in value) + "]"
+        )
     return str(value)

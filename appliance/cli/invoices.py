@@ -1,6 +1,7 @@
 """``appliance invoice show|reprocess|correct|approve|reject``: an invoice as an operator sees
 it, and an operator's second look at it. The work is in ``appliance.invoices``,
 ``appliance.queue.admin`` and ``appliance.review``; this module only parses arguments and prints."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,9 @@ BY = click.option("--by", default=None, help="who acts, for the review trail (de
 
 @click.command("reprocess")
 @click.argument("invoice_id")
-@click.option("--tier", type=int, default=None,
-              help="force one tier: 0 e-invoice XML, 1 vendor template, 2 rules + LLM")
+@click.option(
+    "--tier", type=int, default=None, help="force one tier: 0 e-invoice XML, 1 vendor template, 2 rules + LLM"
+)
 @click.pass_obj
 def invoice_reprocess(settings, invoice_id: str, tier: int | None) -> None:
     """Run extraction again, with no second debit; corrections stay on top of the new data."""
@@ -41,29 +43,38 @@ def invoice_reprocess(settings, invoice_id: str, tier: int | None) -> None:
 
     job = with_db(settings, lambda db: reprocess(db, invoice_id, tier))
     routing = "usual routing" if tier is None else f"tier {tier} forced"
-    click.echo(f"invoice {job['invoiceId']} queued for reprocessing (job {job['id']}, {routing}); "
-               "no credits debited")
+    click.echo(f"invoice {job['invoiceId']} queued for reprocessing (job {job['id']}, {routing}); no credits debited")
 
 
 @click.command("correct")
 @click.argument("invoice_id")
 @click.argument("assignments", nargs=-1, metavar="[FIELD=VALUE]...")
-@click.option("--line", "lines", type=(int, str), multiple=True, metavar="N FIELD=VALUE",
-              help="correct a field of line item N (1-based); repeat for more")
+@click.option(
+    "--line",
+    "lines",
+    type=(int, str),
+    multiple=True,
+    metavar="N FIELD=VALUE",
+    help="correct a field of line item N (1-based); repeat for more",
+)
 @BY
 @click.pass_obj
-def invoice_correct(settings, invoice_id: str, assignments: tuple[str, ...], lines: tuple[tuple[int, str], ...],
-                    by: str | None) -> None:
+def invoice_correct(
+    settings, invoice_id: str, assignments: tuple[str, ...], lines: tuple[tuple[int, str], ...], by: str | None
+) -> None:
     """Store corrections beside the extraction; clients get them applied in data. Amounts are
     numbers (1234.50), dates YYYY-MM-DD, an empty value clears a field."""
     from appliance.review import correct
 
-    changes = with_db(settings, lambda db: correct(db, invoice_id, list(assignments), list(lines),
-                                                   by or operator_name()))
+    changes = with_db(
+        settings, lambda db: correct(db, invoice_id, list(assignments), list(lines), by or operator_name())
+    )
     for change in changes:
         where = change["field"] if change["line"] is None else f"line {change['line']} {change['field']}"
-        click.echo(f"{where}: {json.dumps(change['old'], ensure_ascii=False)} -> "
-                   f"{json.dumps(change['new'], ensure_ascii=False)}")
+        click.echo(
+            f"{where}: {json.dumps(change['old'], ensure_ascii=False)} -> "
+            f"{json.dumps(change['new'], ensure_ascii=False)}"
+        )
     click.echo(f"invoice {invoice_id}: status reviewed")
 
 
@@ -79,8 +90,7 @@ def _decision(name: str, decision: str) -> click.Command:
         with_db(settings, lambda db: decide(db, invoice_id, decision, who))
         click.echo(f"invoice {invoice_id} {decision} by {who}")
 
-    command.help = (f"Mark a ready invoice {decision} (status {decision}); a later correction "
-                    "withdraws the decision.")
+    command.help = f"Mark a ready invoice {decision} (status {decision}); a later correction withdraws the decision."
     return command
 
 

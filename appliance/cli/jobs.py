@@ -1,5 +1,6 @@
 """``appliance jobs``: the extraction queue for operators (list, retry). The work is in
 ``appliance.queue.admin``; this module only parses arguments and prints."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,12 @@ def jobs() -> None:
 
 
 @jobs.command("list")
-@click.option("--state", type=click.Choice(STATES), default=None,
-              help="only jobs in this state (failed: done, and the invoice failed)")
+@click.option(
+    "--state",
+    type=click.Choice(STATES),
+    default=None,
+    help="only jobs in this state (failed: done, and the invoice failed)",
+)
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(min=1), help="newest first")
 @click.option("--json", "as_json", is_flag=True, help="a JSON array instead of one line per job")
 @click.pass_obj
@@ -31,10 +36,12 @@ def jobs_list(settings, state: str | None, limit: int, as_json: bool) -> None:
         return
     for row in rows:
         tier = "-" if row["forceTier"] is None else row["forceTier"]
-        click.echo(f"{row['id']}  {row['state']:<6}  invoice={row['invoiceId']}  tenant={row['tenantId']}  "
-                   f"{row['processingStatus']}  attempts={row['attempts']}  busy_retries={row['busyRetries']}  "
-                   f"available_at={row['availableAt']}  lease_until={row['leaseUntil'] or '-'}  tier={tier}  "
-                   f"last_error={row['lastError'] or '-'}")
+        click.echo(
+            f"{row['id']}  {row['state']:<6}  invoice={row['invoiceId']}  tenant={row['tenantId']}  "
+            f"{row['processingStatus']}  attempts={row['attempts']}  busy_retries={row['busyRetries']}  "
+            f"available_at={row['availableAt']}  lease_until={row['leaseUntil'] or '-'}  tier={tier}  "
+            f"last_error={row['lastError'] or '-'}"
+        )
 
 
 @jobs.command("retry")

@@ -3,6 +3,7 @@ turns our exceptions into a one-line message and their exit code (``appliance.er
 config, 65 bad input, 66 not found, 75 temporary, 1 otherwise). The commands live in the
 sibling modules and are attached here.
 """
+
 from __future__ import annotations
 
 import sys
@@ -30,10 +31,19 @@ class ApplianceGroup(click.Group):
 
 
 @click.group(cls=ApplianceGroup)
-@click.option("--config", "config_path", type=click.Path(path_type=Path), envvar="APPLIANCE_CONFIG",
-              help="config.toml to read (default: ./config.toml when present)")
-@click.option("--data-dir", type=click.Path(path_type=Path), envvar="APPLIANCE_DATA_DIR",
-              help="data directory (default: from the config)")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path),
+    envvar="APPLIANCE_CONFIG",
+    help="config.toml to read (default: ./config.toml when present)",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(path_type=Path),
+    envvar="APPLIANCE_DATA_DIR",
+    help="data directory (default: from the config)",
+)
 @click.pass_context
 def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None) -> None:
     """Invoice extraction appliance: operator commands."""

@@ -2,6 +2,7 @@
 ``restore`` and ``extract`` (the pipeline on files, without the server). Each command parses
 its arguments and calls the module that does the work; heavy modules are imported inside the
 command, so ``appliance --help`` starts without them."""
+
 from __future__ import annotations
 
 import asyncio
@@ -27,8 +28,12 @@ def init(settings: Settings) -> None:
 
 
 @click.command()
-@click.option("--skip", multiple=True, type=click.Choice(["data_dir", "database", "ocr", "llm", "ray"]),
-              help="leave a check out (repeatable)")
+@click.option(
+    "--skip",
+    multiple=True,
+    type=click.Choice(["data_dir", "database", "ocr", "llm", "ray"]),
+    help="leave a check out (repeatable)",
+)
 @click.pass_obj
 def check(settings: Settings, skip: tuple[str, ...]) -> None:
     """Preflight: data dir, database and migrations, OCR engine, model files, Ray. One line per
@@ -85,8 +90,10 @@ def backup(settings: Settings, path: Path) -> None:
     from appliance.backup import backup as make_backup
 
     done = make_backup(settings, path)
-    click.echo(f"backup {done.path}: {done.counts.get('invoices', 0)} invoice(s), "
-               f"{done.counts.get('ledger', 0)} ledger row(s), {done.files} file(s), {done.bytes} bytes")
+    click.echo(
+        f"backup {done.path}: {done.counts.get('invoices', 0)} invoice(s), "
+        f"{done.counts.get('ledger', 0)} ledger row(s), {done.files} file(s), {done.bytes} bytes"
+    )
 
 
 @click.command()
@@ -99,14 +106,21 @@ def restore(settings: Settings, path: Path, force: bool) -> None:
     from appliance.backup import restore as run_restore
 
     done = run_restore(settings, path, force=force)
-    click.echo(f"restored {done.path} into {settings.data_dir}: {done.counts.get('invoices', 0)} invoice(s), "
-               f"{done.files} file(s)")
+    click.echo(
+        f"restored {done.path} into {settings.data_dir}: {done.counts.get('invoices', 0)} invoice(s), "
+        f"{done.files} file(s)"
+    )
 
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True))
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=None,
-              help="write DIR/<path relative to the given folder>.json instead of printing")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="write DIR/<path relative to the given folder>.json instead of printing",
+)
 @click.option("--visual-only", is_flag=True, help="ignore PDF text layers: render and OCR every page")
 @click.pass_obj
 def extract(settings: Settings, paths: tuple[Path, ...], out_dir: Path | None, visual_only: bool) -> None:
@@ -127,8 +141,10 @@ def extract(settings: Settings, paths: tuple[Path, ...], out_dir: Path | None, v
                 click.echo(json.dumps(record, ensure_ascii=False))
             else:
                 write_record(out_dir, item, record)
-                click.echo(f"[{done}/{len(items)}] {item.relative} {record['processingStatus']} "
-                           f"{record['seconds']:.1f}s", err=True)
+                click.echo(
+                    f"[{done}/{len(items)}] {item.relative} {record['processingStatus']} {record['seconds']:.1f}s",
+                    err=True,
+                )
         click.echo(f"{len(items)} file(s) in {time.perf_counter() - started:.1f} s, {failed} failed", err=True)
         return failed
 

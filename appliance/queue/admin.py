@@ -7,6 +7,7 @@ dispatcher finds it on its next poll (``queue.poll_seconds``). A job leased righ
 (JobBusy): its worker will write a result that would race the new run. A lease that has expired
 counts as free, as it does for the dispatcher.
 """
+
 from __future__ import annotations
 
 import time
@@ -35,7 +36,9 @@ async def list_jobs(db: Database, state: str | None = None, limit: int = 100) ->
         where, params = "WHERE j.state = ?", [state]
     rows = await db.fetchall(
         "SELECT j.*, i.processing_status FROM jobs j JOIN invoices i ON i.id = j.invoice_id "
-        f"{where} ORDER BY j.created_at DESC, j.id LIMIT ?", (*params, limit))
+        f"{where} ORDER BY j.created_at DESC, j.id LIMIT ?",
+        (*params, limit),
+    )
     return [_job(row) for row in rows]
 
 
@@ -65,34 +68,55 @@ async def _requeue(db: Database, ident: str, force_tier: Any) -> dict[str, Any]:
     canonical = parse_uuid(ident)
     now = time.time()
     async with db.transaction() as conn:
-        row = await fetchone(conn, "SELECT * FROM jobs WHERE id = ? OR invoice_id = ?", (canonical, canonical)) \
-            if canonical else None
+        row = (
+            await fetchone(conn, "SELECT * FROM jobs WHERE id = ? OR invoice_id = ?", (canonical, canonical))
+            if canonical
+            else None
+        )
         if row is None:
             raise NotFound(f"No job for {ident}: give a job id or an invoice id")
         if row["state"] == "leased" and (row["lease_until"] or 0) >= now:
-            raise JobBusy(f"Job {row['id']} is being processed right now (lease until "
-                          f"{_iso(row['lease_until'])}); retry once it is done")
+            raise JobBusy(
+                f"Job {row['id']} is being processed right now (lease until "
+                f"{_iso(row['lease_until'])}); retry once it is done"
+            )
         tier = row["force_tier"] if force_tier is _KEEP else force_tier
         stamp = utcnow()
         await conn.execute(
             "UPDATE jobs SET state = 'queued', attempts = 0, busy_retries = 0, available_at = ?, lease_until = NULL, "
-            "lease_owner = NULL, force_tier = ?, updated_at = ? WHERE id = ?", (now, tier, stamp, row["id"]))
+            "lease_owner = NULL, force_tier = ?, updated_at = ? WHERE id = ?",
+            (now, tier, stamp, row["id"]),
+        )
         # status stays as it is (a human decision included) until a worker takes the job
-        await conn.execute("UPDATE invoices SET processing_status = ?, updated_at = ? WHERE id = ?",
-                           (ProcessingStatus.QUEUED, stamp, row["invoice_id"]))
+        await conn.execute(
+            "UPDATE invoices SET processing_status = ?, updated_at = ? WHERE id = ?",
+            (ProcessingStatus.QUEUED, stamp, row["invoice_id"]),
+        )
         # read back inside the transaction: a moment later the dispatcher may have leased it
-        return _job(await fetchone(conn, "SELECT j.*, i.processing_status FROM jobs j JOIN invoices i "
-                                   "ON i.id = j.invoice_id WHERE j.id = ?", (row["id"],)))
+        return _job(
+            await fetchone(
+                conn,
+                "SELECT j.*, i.processing_status FROM jobs j JOIN invoices i ON i.id = j.invoice_id WHERE j.id = ?",
+                (row["id"],),
+            )
+        )
 
 
 def _job(row) -> dict[str, Any]:
     return {
-        "id": row["id"], "state": row["state"], "invoiceId": row["invoice_id"], "tenantId": row["tenant_id"],
-        "processingStatus": row["processing_status"], "attempts": row["attempts"],
-        "busyRetries": row["busy_retries"], "lastError": row["last_error"], "forceTier": row["force_tier"],
+        "id": row["id"],
+        "state": row["state"],
+        "invoiceId": row["invoice_id"],
+        "tenantId": row["tenant_id"],
+        "processingStatus": row["processing_status"],
+        "attempts": row["attempts"],
+        "busyRetries": row["busy_retries"],
+        "lastError": row["last_error"],
+        "forceTier": row["force_tier"],
         "availableAt": _iso(row["available_at"]),
         "leaseUntil": _iso(row["lease_until"]) if row["state"] == "leased" else None,
-        "createdAt": row["created_at"], "updatedAt": row["updated_at"],
+        "createdAt": row["created_at"],
+        "updatedAt": row["updated_at"],
     }
 
 

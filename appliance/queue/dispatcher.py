@@ -6,6 +6,7 @@ the queue with exponential backoff; busy-OCR retries do not count as attempts. A
 ``queue.max_attempts`` failed attempts the invoice ends ``failed`` with the last error in
 ``processingError``. The debit belongs to the upload, so no retry debits again.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -91,14 +92,20 @@ class Dispatcher:
         row = await self.db.fetchone(
             "SELECT f.path, f.media_type, f.original_name, i.vendor_id, j.force_tier FROM files f "
             "JOIN invoices i ON i.id = f.invoice_id JOIN jobs j ON j.id = ? WHERE f.invoice_id = ?",
-            (job.id, job.invoice_id))
+            (job.id, job.invoice_id),
+        )
         if row is None:
             await invoices.record_result(self.db, job.id, job.invoice_id, _failed("the stored file is missing"))
             return
-        ctx = JobContext(job.invoice_id, row["media_type"], self.settings.limits.OCR_MAX_PDF_PAGES,
-                         row["vendor_id"], name=row["original_name"],
-                         templates=await vendors.templates_of(self.db, job.tenant_id),
-                         force_tier=row["force_tier"])  # set by `appliance invoice reprocess --tier`
+        ctx = JobContext(
+            job.invoice_id,
+            row["media_type"],
+            self.settings.limits.OCR_MAX_PDF_PAGES,
+            row["vendor_id"],
+            name=row["original_name"],
+            templates=await vendors.templates_of(self.db, job.tenant_id),
+            force_tier=row["force_tier"],
+        )  # set by `appliance invoice reprocess --tier`
         log.info("job %s invoice %s attempt %d: processing", job.id, job.invoice_id, job.attempts)
         try:
             data = await asyncio.to_thread(Path(row["path"]).read_bytes)
@@ -136,5 +143,9 @@ class Dispatcher:
 
 
 def _failed(message: str) -> dict:
-    return {"data": None, "processing_status": ProcessingStatus.FAILED, "processing_error": message,
-            "validation_errors": []}
+    return {
+        "data": None,
+        "processing_status": ProcessingStatus.FAILED,
+        "processing_error": message,
+        "validation_errors": [],
+    }

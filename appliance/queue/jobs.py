@@ -5,6 +5,7 @@ when its result is written. A lease that expires (a crash, a killed worker) make
 leasable again, so a restart loses no job and never debits twice (the debit belongs to the
 upload, not to the job).
 """
+
 from __future__ import annotations
 
 import time
@@ -68,8 +69,9 @@ async def lease(db: Database, owner: str, lease_seconds: float, limit: int = 1) 
                 "UPDATE invoices SET processing_status = ?, status = ?, updated_at = ? WHERE id = ?",
                 (ProcessingStatus.PROCESSING, InvoiceStatus.PROCESSING, stamp, row["invoice_id"]),
             )
-            jobs.append(LeasedJob(row["id"], row["invoice_id"], row["tenant_id"], row["attempts"] + 1,
-                                  row["busy_retries"]))
+            jobs.append(
+                LeasedJob(row["id"], row["invoice_id"], row["tenant_id"], row["attempts"] + 1, row["busy_retries"])
+            )
         return jobs
 
 

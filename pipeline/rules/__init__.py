@@ -14,6 +14,7 @@ open.
 Pure extraction: imports only ``pipeline`` modules and the value libraries; must not import
 ``api`` or ``appliance``; submodules import each other, never this package's namespace.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -81,11 +82,13 @@ def extract_rules(doc: DocumentText) -> RulesResult:
         address = (vendor[3], vendor[1]) if vendor[3] else find_address(lines, vendor[1], vendor[2])
         if address:
             put("vendor_address", address[0], address[1])
-    for name, finder in (("customer_name", lambda: find_customer(lines)),
-                         ("vendor_tax_id", lambda: find_tax_id(lines, zone)),
-                         ("vendor_email", lambda: find_email(lines, zone, vendor[0] if vendor else None)),
-                         ("payment_terms", lambda: find_terms(lines)),
-                         ("currency", lambda: find_currency(lines))):
+    for name, finder in (
+        ("customer_name", lambda: find_customer(lines)),
+        ("vendor_tax_id", lambda: find_tax_id(lines, zone)),
+        ("vendor_email", lambda: find_email(lines, zone, vendor[0] if vendor else None)),
+        ("payment_terms", lambda: find_terms(lines)),
+        ("currency", lambda: find_currency(lines)),
+    ):
         found = finder()
         if found:
             put(name, found[0], found[1])

@@ -4,6 +4,7 @@ This module owns collecting address lines below (or in the sender line beside) t
 and deciding where the address ends (postcode and city, a phone, a tax id, another label).
 Pipeline must not import ``api`` or ``appliance``.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,8 +13,11 @@ from pipeline.parsers import find_dates
 from pipeline.rules.labels import COUNTRY_RE, EMAIL_RE, PHONE_RE, POSTCODE_RE
 from pipeline.rules.layout import TextLine, block_below, find_labels, strip_label_prefix
 
-_ADDRESS_LABEL_RE = re.compile(r"^\s*(?:anschrift|address|adresse|adres|direcci[oó]n|indirizzo|alamat|地址)\s*:\s*",
-                               re.I)
+_ADDRESS_LABEL_RE = re.compile(
+    r"^\s*(?:anschrift|address|adresse|adres|direcci[oó]n|indirizzo|alamat|地址)\s*:\s*", re.I
+)
+
+
 def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tuple[str, TextLine] | None:
     """The vendor's address: an "Address:" row of the vendor block, else the block under its name."""
     labelled = _labelled_address(lines, vendor_line)
@@ -25,28 +29,46 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
     for position, (other, text, _box) in enumerate(block):
         value, _ = strip_label_prefix(other, 0, text)
         value = value.strip(" ,")
-        if EMAIL_RE.search(value) or PHONE_RE.search(value) or find_dates(value, loose=True) or re.search(
-                r"gst|vat|tax|steuer|ust|tva|btw|kvk|invoice|factuur|facture|receipt|^[\d\s()+/-]{7,}$", value, re.I):
+        if (
+            EMAIL_RE.search(value)
+            or PHONE_RE.search(value)
+            or find_dates(value, loose=True)
+            or re.search(
+                r"gst|vat|tax|steuer|ust|tva|btw|kvk|invoice|factuur|facture|receipt|^[\d\s()+/-]{7,}$", value, re.I
+            )
+        ):
             break
-        if re.match(r"^\W*(?:co\.?|company|conpany|br|reg|roc|business)\W*(?:reg|no|rfg)?", value, re.I) and \
-                re.search(r"\d", value) or re.fullmatch(r"\(.*\d.*\)", value):
+        if (
+            re.match(r"^\W*(?:co\.?|company|conpany|br|reg|roc|business)\W*(?:reg|no|rfg)?", value, re.I)
+            and re.search(r"\d", value)
+            or re.fullmatch(r"\(.*\d.*\)", value)
+        ):
             if not parts:
                 continue
             break
-        if any(lb.kind not in ("invoice_number", "vendor_tax_id", "tax_amount") for lb in find_labels(value, other)) \
-                and not POSTCODE_RE.search(value):
+        if any(
+            lb.kind not in ("invoice_number", "vendor_tax_id", "tax_amount") for lb in find_labels(value, other)
+        ) and not POSTCODE_RE.search(value):
             break
         parts.append(value)
         last_line = other
-        if (len(parts) >= 2 or other.ocr) and POSTCODE_RE.search(value) and not re.search(r"\(", value) \
-                and not _postcode_follows(block[position + 1:position + 2]):
+        if (
+            (len(parts) >= 2 or other.ocr)
+            and POSTCODE_RE.search(value)
+            and not re.search(r"\(", value)
+            and not _postcode_follows(block[position + 1 : position + 2])
+        ):
             centre = len(parts)
             break
     if centre is not None:
         # One trailing line without digits (a state or a branch in brackets) still belongs.
         nxt = block_below(lines, last_line, x0, 1) if last_line else []
-        if nxt and not re.search(r"\d|tel|fax|gst", nxt[0][1], re.I) and len(nxt[0][1]) < 40 \
-                and not COUNTRY_RE.match(nxt[0][1]):
+        if (
+            nxt
+            and not re.search(r"\d|tel|fax|gst", nxt[0][1], re.I)
+            and len(nxt[0][1]) < 40
+            and not COUNTRY_RE.match(nxt[0][1])
+        ):
             parts.append(nxt[0][1].strip())
     if not parts:
         return None
@@ -56,8 +78,11 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
 def _postcode_follows(following: list[tuple[TextLine, str, tuple]]) -> bool:
     """Whether the next block line starts with a postcode and a city ("40150 SHAH ALAM"): then
     a lot number that looked like one ("PT17920,SEKSYEN") does not end the address."""
-    return bool(following) and bool(re.match(r"^\W*\d{4,6}\s*,?\s*[A-Za-z]", following[0][1])) \
+    return (
+        bool(following)
+        and bool(re.match(r"^\W*\d{4,6}\s*,?\s*[A-Za-z]", following[0][1]))
         and bool(POSTCODE_RE.search(following[0][1]))
+    )
 
 
 def _centred_below(lines: list[TextLine], line: TextLine) -> list[tuple[TextLine, str, tuple]]:
@@ -81,10 +106,10 @@ def _labelled_address(lines: list[TextLine], vendor_line: TextLine) -> tuple[str
         if line is not vendor_line and any(lb.kind == "customer" for lb in line.labels):
             return None
         match = _ADDRESS_LABEL_RE.match(line.text)
-        if not match or not line.text[match.end():].strip():
+        if not match or not line.text[match.end() :].strip():
             continue
         x = line.span_bbox(match.end(), match.end() + 1)[0]
-        parts, last = [line.text[match.end():].strip(" ,")], line
+        parts, last = [line.text[match.end() :].strip(" ,")], line
         for cont in _aligned_below(lines, line, x, 3):
             if COUNTRY_RE.match(cont.text) or find_labels(cont.text, cont) and not POSTCODE_RE.search(cont.text):
                 break

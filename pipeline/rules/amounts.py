@@ -5,6 +5,7 @@ every labelled amount is a candidate, and the combination whose sum holds (subto
 + tax + charges = total, total - paid = balance) wins. Pipeline must not import ``api`` or
 ``appliance``.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -49,15 +50,16 @@ def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
                 hits = [a for a in below.amounts if overlaps_box(below, a.start, a.end, label.bbox, 15)]
                 if hits and not below.labels[:1] or hits and below.labels and below.labels[0].start > hits[0].start:
                     amount = hits[-1]
-                    cands[label.kind].append(Cand(amount.value, label.weight * 0.8 + _amount_quality(amount),
-                                                   below, reading_order(below)))
+                    cands[label.kind].append(
+                        Cand(amount.value, label.weight * 0.8 + _amount_quality(amount), below, reading_order(below))
+                    )
                     break
     return cands
 
 
 def _other_text_right(line: TextLine, label: LabelHit, end: int) -> bool:
     """Whether words that are neither values nor labels follow the label (a sentence, not a cell)."""
-    rest = line.text[label.end:end]
+    rest = line.text[label.end : end]
     return len(re.sub(r"[\W\d_]", "", rest)) > 12
 
 
@@ -92,8 +94,10 @@ def choose_amounts(cands: dict[str, list[Cand]], lines: list[TextLine]) -> dict[
     top["subtotal"] = _best_by_value(cands["subtotal"] + _pre_rounding_totals(top), limit=4)
     best, best_score = {}, float("-inf")
     totals = top["total_amount"] or [None]
-    options = {k: [None] + top[k][:3] for k in ("subtotal", "tax_amount", "discount", "shipping_cost",
-                                                 "service_charge", "rounding")}
+    options = {
+        k: [None] + top[k][:3]
+        for k in ("subtotal", "tax_amount", "discount", "shipping_cost", "service_charge", "rounding")
+    }
     consistent = False
     for total in totals:
         for combo in itertools.product(*options.values()):
@@ -131,8 +135,9 @@ def _arithmetic_bonus(chosen: dict[str, Cand | None]) -> float:
     tax = value["tax_amount"] or zero
     disc = abs(value["discount"] or zero)
     extra = (value["shipping_cost"] or zero) + (value["service_charge"] or zero) + (value["rounding"] or zero)
-    terms = sum(1 for k in ("tax_amount", "discount", "shipping_cost", "service_charge", "rounding")
-                if value[k] is not None)
+    terms = sum(
+        1 for k in ("tax_amount", "discount", "shipping_cost", "service_charge", "rounding") if value[k] is not None
+    )
     if agree(sub - disc + tax + extra, total):
         return 4.0 + 0.5 * terms if terms or agree(sub, total) else 0.0
     if agree(sub + tax + extra, total) and terms:  # discount already inside the subtotal
@@ -181,16 +186,23 @@ def _choose_paid_balance(best: dict[str, Cand], top: dict[str, list[Cand]]) -> N
 
 def _fallback_total(lines: list[TextLine]) -> Cand | None:
     """Without a total label: the largest amount with decimals in the lower two thirds."""
-    pool = [(a.value, line) for line in lines for a in line.amounts
-            if a.decimals and line.bbox[1] > line.page_height / 3 and abs(a.value) < 1e7]
+    pool = [
+        (a.value, line)
+        for line in lines
+        for a in line.amounts
+        if a.decimals and line.bbox[1] > line.page_height / 3 and abs(a.value) < 1e7
+    ]
     if not pool:
         return None
     value, line = max(pool, key=lambda p: p[0])
     return Cand(value, 0.5, line)
 
 
-_CREDIT_NOTE_RE = re.compile(r"(?<![a-z])(?:credit\s*note|credit\s*memo|avoir|gutschrift|creditnota|creditfactuur"
-                             r"|nota\s+de\s+cr[ée]dito|note\s+de\s+cr[ée]dit|红字|贷项)(?![a-z])", re.I)
+_CREDIT_NOTE_RE = re.compile(
+    r"(?<![a-z])(?:credit\s*note|credit\s*memo|avoir|gutschrift|creditnota|creditfactuur"
+    r"|nota\s+de\s+cr[ée]dito|note\s+de\s+cr[ée]dit|红字|贷项)(?![a-z])",
+    re.I,
+)
 
 
 def is_credit_note(lines: list[TextLine]) -> bool:

@@ -5,6 +5,7 @@ payment terms text and the document currency (from the country evidence of
 ``pipeline.rules.country`` when no currency is printed). Pipeline must not import ``api`` or
 ``appliance``.
 """
+
 from __future__ import annotations
 
 import re
@@ -47,9 +48,17 @@ def _id_from(text: str) -> str | None:
 
 def find_invoice_number(lines: list[TextLine]) -> tuple[str, TextLine] | None:
     """The invoice number: the best id next to an invoice-number label."""
-    scored = [(label.weight - (0.5 if src is not line else 0) - position_penalty(line)
-               - (1.5 if in_sentence(line, label) else 0), value, src)
-              for value, line, label, src, _ in labelled_values(lines, "invoice_number", _id_from)]
+    scored = [
+        (
+            label.weight
+            - (0.5 if src is not line else 0)
+            - position_penalty(line)
+            - (1.5 if in_sentence(line, label) else 0),
+            value,
+            src,
+        )
+        for value, line, label, src, _ in labelled_values(lines, "invoice_number", _id_from)
+    ]
     best = max(scored, key=lambda cand: cand[0], default=None)
     return (best[1], best[2]) if best else None
 
@@ -89,9 +98,12 @@ def find_date_fields(lines: list[TextLine]) -> dict[str, tuple[str, TextLine]]:
     return out
 
 
-_PAY_BY_RE = re.compile(r"(?<![a-z])(?:zahlbar|payable|pay|due|netto|net|f[äa]llig|payer|payable|betalen|te\s+voldoen"
-                        r"|pagar|pagadero)(?![a-z])[^.;]{0,60}?(?<![a-z])(?:bis(?:\s+(?:zum|spätestens))?|by|until"
-                        r"|before|on|am|le|avant|voor|uiterlijk|antes\s+del?|hasta)(?![a-z])\s*:?\s*$", re.I)
+_PAY_BY_RE = re.compile(
+    r"(?<![a-z])(?:zahlbar|payable|pay|due|netto|net|f[äa]llig|payer|payable|betalen|te\s+voldoen"
+    r"|pagar|pagadero)(?![a-z])[^.;]{0,60}?(?<![a-z])(?:bis(?:\s+(?:zum|spätestens))?|by|until"
+    r"|before|on|am|le|avant|voor|uiterlijk|antes\s+del?|hasta)(?![a-z])\s*:?\s*$",
+    re.I,
+)
 
 
 def _due_date_in_terms(lines: list[TextLine]) -> tuple[str, TextLine] | None:
@@ -99,7 +111,7 @@ def _due_date_in_terms(lines: list[TextLine]) -> tuple[str, TextLine] | None:
     "payable by 1 May 2024", "à payer avant le ..." (the first date that such words lead to)."""
     for line in lines:
         for date in line.dates:
-            if _PAY_BY_RE.search(line.text[max(0, date.start - 80):date.start]):
+            if _PAY_BY_RE.search(line.text[max(0, date.start - 80) : date.start]):
                 return date.iso, line
     return None
 
@@ -107,12 +119,16 @@ def _due_date_in_terms(lines: list[TextLine]) -> tuple[str, TextLine] | None:
 def find_terms(lines: list[TextLine]) -> tuple[str, TextLine] | None:
     """The payment terms: the text right of a terms label, or the paragraph below it."""
     for line, label in section_starts(lines, "payment_terms"):
-        rest = line.text[label.end:].strip(" :")
+        rest = line.text[label.end :].strip(" :")
         if len(rest) >= 3:
             return rest, line
         for below in below_lines(lines, line, (label.bbox[0], 0, line.page_width, 0), depth=3):
-            if len(below.text) < 60 and not re.search(r"\d", below.text) and \
-                    all(w[:1].isupper() for w in below.text.split()) and len(below.text.split()) <= 5:
+            if (
+                len(below.text) < 60
+                and not re.search(r"\d", below.text)
+                and all(w[:1].isupper() for w in below.text.split())
+                and len(below.text.split()) <= 5
+            ):
                 continue  # a header row of a terms table
             return _paragraph(lines, below), below
     return None

@@ -5,6 +5,7 @@ found string is a real number of its kind (country prefix, length and check digi
 national scheme defines them), so the rules can prefer it over a look-alike or an OCR-damaged
 copy. Must not import ``api`` or ``appliance``.
 """
+
 from __future__ import annotations
 
 from stdnum import iban as _iban

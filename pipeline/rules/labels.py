@@ -5,6 +5,7 @@ Spanish, Chinese, Thai, Malay receipts) as ``LABELS`` (kind, weight, pattern), a
 that recognise company names, e-mail addresses, URLs, phone numbers, postcodes and VAT ids.
 Pure data and regular expressions; pipeline must not import ``api`` or ``appliance``.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,104 +19,201 @@ S = r"[\s.\-]*"  # OCR drops spaces, PDFs insert them: words may be glued or spl
 
 LABELS: list[tuple[str, float, str]] = [
     # totals
-    ("total_amount", 3.0, rf"(?<![a-z])(?:grand{S}tota[l1]|total{S}factur[ea]|total{S}amount(?:{S}due)?|amount{S}due|total{S}due|total{S}payable"
-                          rf"|amount{S}payable|total{S}(?:to{S})?pay|invoice{S}total|total{S}invoice|nett{S}total"
-                          rf"|total{S}(?:amt{S})?rounded|rounded{S}total|total{S}[il]ncl?\w*\.?(?:{S}of)?{S}(?:gst|vat|tax|ggt)"
-                          rf"|total{S}sales{S}\(?{S}[il]ncl\w*(?:{S}of)?{S}gst\)?|total{S}ttc|montant{S}ttc|net{S}[àa]{S}payer"
-                          rf"|total{S}[àa]{S}payer|somme{S}[àa]{S}payer|montant{S}total(?!{S}ht)|gesamtbetrag(?!{S}der)|gesamtsumme"
-                          rf"|rechnungsbetrag|bruttosumme|bruttobetrag|endbetrag|rechnungssumme(?!{S}ohne)|summe{S}brutto"
-                          rf"|te{S}betalen|totaal{S}[il]ncl\w*(?:{S}btw)?|factuur{S}totaal|totaalbedrag|importe{S}total"
-                          rf"|total{S}a{S}pagar|total{S}factura|价税合计|合\s*计|总\s*计|總\s*計|应付金额|รวมทั้งสิ้น|ยอดรวมสุทธิ"
-                          rf"|จำนวนเงินรวม|ยอดสุทธิ|jumlah{S}besar|total{S}after{S}adj\w*(?:{S}[il]ncl\w*{S}gst)?)"),
-    ("total_amount", 2.0, rf"(?<![a-z])tota[l1](?![a-z])(?!{S}(?:qty|quantity|items?|tem|excl|ht|net|tax|vat|gst|discount|savings))"
-                          rf"|(?<![a-z])totaal(?![a-z])|(?<![a-z])summe(?![a-z])|(?<![a-z])jumlah(?![a-z])"),
-    ("balance_amount", 3.0, rf"balance{S}due|balance(?:{S}\(?{S}if{S}any{S}\)?)?|zahlbetrag|restbetrag|offener{S}betrag"
-                            rf"|solde{S}[àa]{S}payer|reste{S}[àa]{S}payer|openstaand(?:{S}bedrag)?|saldo|amount{S}outstanding"),
-    ("paid_amount", 3.0, rf"amount{S}paid|paid{S}amount|total{S}paid|payment{S}received|erhaltene{S}anzahlungen?"
-                         rf"|anzahlung(?:en)?|bereits{S}bezahlt|d[ée]j[àa]{S}pay[ée]|acompte{S}vers[ée]|reeds{S}betaald"
-                         rf"|voldaan|prepaid|less{S}paid"),
-    ("subtotal", 3.0, rf"sub{S}-?{S}tota[l1]|subtotaal|zwischensumme|nettobetrag|netto{S}betrag|summe{S}netto"
-                      rf"|total{S}ht|montant{S}ht|total{S}hors{S}taxes?|total{S}(?:excl?\w*|exkl\w*|net|before{S}tax)\.?"
-                      rf"(?:{S}of)?(?:{S}(?:gst|vat|tax|btw|mwst|ust))?|total{S}sales{S}\(?{S}excl\w*(?:{S}of)?{S}gst\)?"
-                      rf"|net{S}amount|net{S}total|exclusief{S}btw|excl\.?{S}btw|totaal{S}excl\w*(?:{S}btw)?"
-                      rf"|positionssumme|summe{S}positionen|rechnungssumme{S}ohne{S}ust\.?|warenwert|grondslag|base{S}ht"
-                      rf"|importe{S}neto|base{S}imponible|小\s*计|不含税金额|金额合计|ราคาก่อนภาษี|รวมเงิน"),
-    ("tax_amount", 2.0, rf"(?<![a-z])(?:sales{S})?tax(?:es)?(?![a-z])|(?<![a-z])vat(?![a-z])|(?<![a-z])gst(?![a-z])"
-                        rf"|mwst\.?|(?<![a-z])ust\.?(?![a-z])|umsatzsteuer(?:betrag)?|steuerbetrag|mehrwertsteuer"
-                        rf"|(?<![a-z])tva(?![a-z])|(?<![a-z])btw(?![a-z])|(?<![a-z])iva(?![a-z])|税\s*额|税\s*金"
-                        rf"|ภาษีมูลค่าเพิ่ม|total{S}(?:gst|vat|tax(?:es)?|tva|mwst)|tax{S}amount|montant{S}tva|btw{S}bedrag"
-                        rf"|cuota{S}iva|vat{S}amount|gst{S}amount"),
-    ("discount", 2.0, rf"discount|rabatt|nachlass|gesamtbetrag{S}der{S}abschl[äa]ge|abschl[äa]ge|remise|r[ée]duction"
-                      rf"|korting|descuento|折\s*扣|ส่วนลด|credits?(?![a-z])"),
-    ("shipping_cost", 2.0, rf"shipping(?:{S}(?:&|and){S}handling)?|delivery(?:{S}(?:charges?|fee))?|freight|postage"
-                           rf"|versandkosten|versand|fracht|porto|frais{S}de{S}port|frais{S}d.envoi|livraison"
-                           rf"|verzendkosten|verzending|gastos{S}de{S}env[ií]o|env[ií]o|运\s*费|ค่าขนส่ง"),
+    (
+        "total_amount",
+        3.0,
+        rf"(?<![a-z])(?:grand{S}tota[l1]|total{S}factur[ea]|total{S}amount(?:{S}due)?|amount{S}due|total{S}due|total{S}payable"
+        rf"|amount{S}payable|total{S}(?:to{S})?pay|invoice{S}total|total{S}invoice|nett{S}total"
+        rf"|total{S}(?:amt{S})?rounded|rounded{S}total|total{S}[il]ncl?\w*\.?(?:{S}of)?{S}(?:gst|vat|tax|ggt)"
+        rf"|total{S}sales{S}\(?{S}[il]ncl\w*(?:{S}of)?{S}gst\)?|total{S}ttc|montant{S}ttc|net{S}[àa]{S}payer"
+        rf"|total{S}[àa]{S}payer|somme{S}[àa]{S}payer|montant{S}total(?!{S}ht)|gesamtbetrag(?!{S}der)|gesamtsumme"
+        rf"|rechnungsbetrag|bruttosumme|bruttobetrag|endbetrag|rechnungssumme(?!{S}ohne)|summe{S}brutto"
+        rf"|te{S}betalen|totaal{S}[il]ncl\w*(?:{S}btw)?|factuur{S}totaal|totaalbedrag|importe{S}total"
+        rf"|total{S}a{S}pagar|total{S}factura|价税合计|合\s*计|总\s*计|總\s*計|应付金额|รวมทั้งสิ้น|ยอดรวมสุทธิ"
+        rf"|จำนวนเงินรวม|ยอดสุทธิ|jumlah{S}besar|total{S}after{S}adj\w*(?:{S}[il]ncl\w*{S}gst)?)",
+    ),
+    (
+        "total_amount",
+        2.0,
+        rf"(?<![a-z])tota[l1](?![a-z])(?!{S}(?:qty|quantity|items?|tem|excl|ht|net|tax|vat|gst|discount|savings))"
+        rf"|(?<![a-z])totaal(?![a-z])|(?<![a-z])summe(?![a-z])|(?<![a-z])jumlah(?![a-z])",
+    ),
+    (
+        "balance_amount",
+        3.0,
+        rf"balance{S}due|balance(?:{S}\(?{S}if{S}any{S}\)?)?|zahlbetrag|restbetrag|offener{S}betrag"
+        rf"|solde{S}[àa]{S}payer|reste{S}[àa]{S}payer|openstaand(?:{S}bedrag)?|saldo|amount{S}outstanding",
+    ),
+    (
+        "paid_amount",
+        3.0,
+        rf"amount{S}paid|paid{S}amount|total{S}paid|payment{S}received|erhaltene{S}anzahlungen?"
+        rf"|anzahlung(?:en)?|bereits{S}bezahlt|d[ée]j[àa]{S}pay[ée]|acompte{S}vers[ée]|reeds{S}betaald"
+        rf"|voldaan|prepaid|less{S}paid",
+    ),
+    (
+        "subtotal",
+        3.0,
+        rf"sub{S}-?{S}tota[l1]|subtotaal|zwischensumme|nettobetrag|netto{S}betrag|summe{S}netto"
+        rf"|total{S}ht|montant{S}ht|total{S}hors{S}taxes?|total{S}(?:excl?\w*|exkl\w*|net|before{S}tax)\.?"
+        rf"(?:{S}of)?(?:{S}(?:gst|vat|tax|btw|mwst|ust))?|total{S}sales{S}\(?{S}excl\w*(?:{S}of)?{S}gst\)?"
+        rf"|net{S}amount|net{S}total|exclusief{S}btw|excl\.?{S}btw|totaal{S}excl\w*(?:{S}btw)?"
+        rf"|positionssumme|summe{S}positionen|rechnungssumme{S}ohne{S}ust\.?|warenwert|grondslag|base{S}ht"
+        rf"|importe{S}neto|base{S}imponible|小\s*计|不含税金额|金额合计|ราคาก่อนภาษี|รวมเงิน",
+    ),
+    (
+        "tax_amount",
+        2.0,
+        rf"(?<![a-z])(?:sales{S})?tax(?:es)?(?![a-z])|(?<![a-z])vat(?![a-z])|(?<![a-z])gst(?![a-z])"
+        rf"|mwst\.?|(?<![a-z])ust\.?(?![a-z])|umsatzsteuer(?:betrag)?|steuerbetrag|mehrwertsteuer"
+        rf"|(?<![a-z])tva(?![a-z])|(?<![a-z])btw(?![a-z])|(?<![a-z])iva(?![a-z])|税\s*额|税\s*金"
+        rf"|ภาษีมูลค่าเพิ่ม|total{S}(?:gst|vat|tax(?:es)?|tva|mwst)|tax{S}amount|montant{S}tva|btw{S}bedrag"
+        rf"|cuota{S}iva|vat{S}amount|gst{S}amount",
+    ),
+    (
+        "discount",
+        2.0,
+        rf"discount|rabatt|nachlass|gesamtbetrag{S}der{S}abschl[äa]ge|abschl[äa]ge|remise|r[ée]duction"
+        rf"|korting|descuento|折\s*扣|ส่วนลด|credits?(?![a-z])",
+    ),
+    (
+        "shipping_cost",
+        2.0,
+        rf"shipping(?:{S}(?:&|and){S}handling)?|delivery(?:{S}(?:charges?|fee))?|freight|postage"
+        rf"|versandkosten|versand|fracht|porto|frais{S}de{S}port|frais{S}d.envoi|livraison"
+        rf"|verzendkosten|verzending|gastos{S}de{S}env[ií]o|env[ií]o|运\s*费|ค่าขนส่ง",
+    ),
     ("shipping_cost", 1.0, rf"gesamtbetrag{S}der{S}zuschl[äa]ge|zuschl[äa]ge"),
-    ("service_charge", 2.0, rf"service{S}charge|svc{S}chg|service{S}fee|servicegeb[üu]hr|frais{S}de{S}service|服务费"
-                            rf"|ค่าบริการ"),
+    (
+        "service_charge",
+        2.0,
+        rf"service{S}charge|svc{S}chg|service{S}fee|servicegeb[üu]hr|frais{S}de{S}service|服务费"
+        rf"|ค่าบริการ",
+    ),
     ("rounding", 2.0, rf"rounding(?:{S}adj\w*)?|round{S}adj\w*|arrondi|rundung|afronding|redondeo"),
-    ("ignore", 1.0, rf"total{S}(?:qty|quantity|items?|tem\w*)|(?<![a-z])qty|item\(?s?\)?:|(?<![a-z])cash(?:{S}change)?"
-                    rf"|change(?:{S}due)?|tendered|(?<![a-z])visa|mastercard|points|prijzen{S}zijn{S}[il]nclusief{S}btw"
-                    rf"|[il]ncl\w*\.?{S}(?:of{S})?(?:\d+%{S})?(?:gst|vat|btw|mwst)|payment(?:{S}mode)?:?|rate(?![a-z])|pax"),
+    (
+        "ignore",
+        1.0,
+        rf"total{S}(?:qty|quantity|items?|tem\w*)|(?<![a-z])qty|item\(?s?\)?:|(?<![a-z])cash(?:{S}change)?"
+        rf"|change(?:{S}due)?|tendered|(?<![a-z])visa|mastercard|points|prijzen{S}zijn{S}[il]nclusief{S}btw"
+        rf"|[il]ncl\w*\.?{S}(?:of{S})?(?:\d+%{S})?(?:gst|vat|btw|mwst)|payment(?:{S}mode)?:?|rate(?![a-z])|pax",
+    ),
     # ids and dates
-    ("invoice_number", 3.0, rf"(?<![a-zäöü\-])(?:invoice{S}(?:no|num(?:ber)?|nr|#|n°|n[oº]|id)\.?|inv{S}no\.?|bill{S}no\.?|receipt{S}no\.?"
-                            rf"|doc(?:ument)?{S}no\.?|rechnungs{S}?(?:nr|nummer|no)\.?|rechnung{S}(?:nr|#)\.?|beleg{S}?nr\.?"
-                            rf"|belegnummer|factuur{S}?(?:nummer|nr)\.?|n°{S}de{S}facture|num[ée]ro{S}de{S}facture"
-                            rf"|facture{S}n°|num[eé]ro{S}de{S}factura|factura{S}n[oº°]\.?|发票号码|发票号|單\s*號|单\s*号"
-                            rf"|เลขที่ใบกำกับภาษี|เลขที่ใบเสร็จ|no\.?{S}invois|invoice{S}#)"),
-    ("invoice_number", 1.5, rf"(?<![a-z])(?:invoice|factuur|facture|rechnung|factura|avoir|credit{S}note|gutschrift"
-                            rf"|\w+rechnung|rechnungskorrektur)(?![a-z])|(?<![a-z])nr\.(?![a-z])|เลขที่"),
-    ("invoice_date", 3.0, rf"invoice{S}date|date{S}of{S}(?:invoice|issue)|issue{S}date|date{S}issued|bill{S}date"
-                          rf"|rechnungsdatum|belegdatum|datum{S}der{S}rechnung|factuur{S}?datum|date{S}de{S}(?:la{S})?facture"
-                          rf"|fecha{S}de{S}(?:factura|emisi[oó]n)|data{S}fattura|开票日期|发票日期|วันที่ออกใบกำกับ"
-                          rf"|tarikh{S}invois"),
-    ("invoice_date", 2.0, r"(?<![a-z])(?:date|datum|fecha|data|tarikh|dale|dated)(?![a-z])|日\s*期|วันที่|(?<![a-z])vom(?![a-z])"
-                          r"|(?<=\d)\s+du(?![a-z])"),
-    ("due_date", 3.0, rf"due{S}date|date{S}due|payment{S}due|pay{S}by|due(?:{S}on)?(?![a-z])|f[äa]lligkeitsdatum|f[äa]llig{S}am"
-                      rf"|f[äa]lligkeit(?![a-z])"
-                      rf"|zahlungsziel|zahlbar{S}bis|vervaldatum|vervaldag|date{S}d.[ée]ch[ée]ance|[ée]ch[ée]ance"
-                      rf"|date{S}limite{S}de{S}paiement|fecha{S}de{S}vencimiento|vencimiento|到期日|付款期限"
-                      rf"|ครบกำหนดชำระ|วันครบกำหนด"),
-    ("other_date", 3.0, rf"order{S}date|delivery{S}date|ship(?:ping)?{S}date|leistungsdatum|lieferdatum|liefer-?{S}und"
-                        rf"{S}leistungsdatum|orderdatum|besteldatum|leverdatum|date{S}de{S}(?:livraison|commande)"
-                        rf"|check{S}in|check{S}out|billing{S}period|abrechnungszeitraum|period(?:e)?|zeitraum|bis"
-                        rf"|fecha{S}de{S}entrega|printed|(?<![a-z])time(?![a-z])"),
-    ("ignore", 2.0, rf"customer{S}(?:no|number|id)\.?|kunden{S}?(?:nr|nummer)\.?|klant{S}?nummer|order{S}(?:no|number|id)\.?"
-                    rf"|ordernummer|bestell(?:ung|nummer|nr)\.?|account{S}(?:no|number)\.?|po{S}(?:no|number)\.?"
-                    rf"|reference|referenz|r[ée]f[ée]rence|booking{S}id|contract{S}no\.?|iban|bic|swift|kvk"
-                    rf"|telefon|phone|tel\.?|fax|gln|nummer|siret|siren|ape|rcs|blz|kto-?nr\.?|hrb|registergericht"
-                    rf"|uw{S}referentie|votre{S}r[ée]f[ée]rence|lieferavis|w[äa]hrung|currency|devise|valuta|ship{S}to|deliver{S}to|lieferadresse|lieferanschrift|adresse{S}de{S}livraison"
-                    rf"|afleveradres|delivery{S}address|shipping{S}address|lieferschein|token{S}no|cashier|operator"),
-    ("vendor_tax_id", 3.0, rf"vat{S}(?:reg(?:istration)?{S})?(?:no|number|id)\.?|vat{S}id|ust{S}-?{S}[il1]d(?:ent)?{S}-?{S}(?:nr)?\.?"
-                           rf"|ust[il1]d(?:nr)?\.?|umsatzsteuer{S}-?{S}id\w*|n°{S}(?:de{S})?tva(?:{S}intra{S}?communautaire)?"
-                           rf"|tva{S}intra{S}?communautaire|btw{S}?(?:nummer|nr|id)\.?|gst{S}(?:reg{S})?(?:no|id)\.?"
-                           rf"|gst{S}reg\w*{S}no\.?|gstin|tax{S}(?:id|reg\w*)(?:{S}no)?\.?|(?<![a-z])tin(?![a-z])|nif|cif"
-                           rf"|税\s*号|纳税人识别号|เลขประจำตัวผู้เสียภาษี"),
-    ("vendor_tax_id", 1.5, rf"steuernummer|steuer{S}-?{S}nr\.?|(?<![a-z])tva(?![a-z])|(?<![a-z])btw(?![a-z])|(?<![a-z])vat(?![a-z])"),
-    ("customer_tax_id", 3.0, rf"uw{S}btw{S}nummer|n°{S}tva{S}client|your{S}vat|customer{S}vat|votre{S}n°{S}tva"
-                             rf"|ihre{S}ust{S}-?{S}[il1]d(?:ent)?{S}-?{S}(?:nr)?\.?"),
-    ("payment_terms", 3.0, rf"payment{S}terms|terms{S}of{S}payment|zahlungsbedingungen|conditions{S}de{S}(?:paiement|r[èe]glement)"
-                           rf"|betalingsvoorwaarden|betalingstermijn|condiciones{S}de{S}pago|付款条件|เงื่อนไขการชำระเงิน"),
-    ("customer", 3.0, rf"bill(?:ed)?{S}to|invoice(?:d)?{S}to|sold{S}to|customer(?![a-z]{S}?(?:no|nr|number|id))|client(?!{S}(?:no|nr))"
-                      rf"|buyer|k[äa]ufer(?:{S}/{S}leistungsempf[äa]nger)?|rechnungsempf[äa]nger|leistungsempf[äa]nger"
-                      rf"|factuuradres|adresse{S}de{S}facturation|facturé{S}[àa]|destinataire|facturar{S}a|cliente"
-                      rf"|购买方|购货单位|客\s*户|ลูกค้า|ผู้ซื้อ|billing{S}address|guest{S}name"),
-    ("vendor", 3.0, rf"(?<![a-z])seller|(?<![a-z])vendor|supplier|sold{S}by|verk[äa]ufer|rechnungsersteller|leverancier"
-                    rf"|vendeur|fournisseur|emisor|proveedor|销售方|销货单位|卖\s*方|ผู้ขาย|service{S}provider"),
+    (
+        "invoice_number",
+        3.0,
+        rf"(?<![a-zäöü\-])(?:invoice{S}(?:no|num(?:ber)?|nr|#|n°|n[oº]|id)\.?|inv{S}no\.?|bill{S}no\.?|receipt{S}no\.?"
+        rf"|doc(?:ument)?{S}no\.?|rechnungs{S}?(?:nr|nummer|no)\.?|rechnung{S}(?:nr|#)\.?|beleg{S}?nr\.?"
+        rf"|belegnummer|factuur{S}?(?:nummer|nr)\.?|n°{S}de{S}facture|num[ée]ro{S}de{S}facture"
+        rf"|facture{S}n°|num[eé]ro{S}de{S}factura|factura{S}n[oº°]\.?|发票号码|发票号|單\s*號|单\s*号"
+        rf"|เลขที่ใบกำกับภาษี|เลขที่ใบเสร็จ|no\.?{S}invois|invoice{S}#)",
+    ),
+    (
+        "invoice_number",
+        1.5,
+        rf"(?<![a-z])(?:invoice|factuur|facture|rechnung|factura|avoir|credit{S}note|gutschrift"
+        rf"|\w+rechnung|rechnungskorrektur)(?![a-z])|(?<![a-z])nr\.(?![a-z])|เลขที่",
+    ),
+    (
+        "invoice_date",
+        3.0,
+        rf"invoice{S}date|date{S}of{S}(?:invoice|issue)|issue{S}date|date{S}issued|bill{S}date"
+        rf"|rechnungsdatum|belegdatum|datum{S}der{S}rechnung|factuur{S}?datum|date{S}de{S}(?:la{S})?facture"
+        rf"|fecha{S}de{S}(?:factura|emisi[oó]n)|data{S}fattura|开票日期|发票日期|วันที่ออกใบกำกับ"
+        rf"|tarikh{S}invois",
+    ),
+    (
+        "invoice_date",
+        2.0,
+        r"(?<![a-z])(?:date|datum|fecha|data|tarikh|dale|dated)(?![a-z])|日\s*期|วันที่|(?<![a-z])vom(?![a-z])"
+        r"|(?<=\d)\s+du(?![a-z])",
+    ),
+    (
+        "due_date",
+        3.0,
+        rf"due{S}date|date{S}due|payment{S}due|pay{S}by|due(?:{S}on)?(?![a-z])|f[äa]lligkeitsdatum|f[äa]llig{S}am"
+        rf"|f[äa]lligkeit(?![a-z])"
+        rf"|zahlungsziel|zahlbar{S}bis|vervaldatum|vervaldag|date{S}d.[ée]ch[ée]ance|[ée]ch[ée]ance"
+        rf"|date{S}limite{S}de{S}paiement|fecha{S}de{S}vencimiento|vencimiento|到期日|付款期限"
+        rf"|ครบกำหนดชำระ|วันครบกำหนด",
+    ),
+    (
+        "other_date",
+        3.0,
+        rf"order{S}date|delivery{S}date|ship(?:ping)?{S}date|leistungsdatum|lieferdatum|liefer-?{S}und"
+        rf"{S}leistungsdatum|orderdatum|besteldatum|leverdatum|date{S}de{S}(?:livraison|commande)"
+        rf"|check{S}in|check{S}out|billing{S}period|abrechnungszeitraum|period(?:e)?|zeitraum|bis"
+        rf"|fecha{S}de{S}entrega|printed|(?<![a-z])time(?![a-z])",
+    ),
+    (
+        "ignore",
+        2.0,
+        rf"customer{S}(?:no|number|id)\.?|kunden{S}?(?:nr|nummer)\.?|klant{S}?nummer|order{S}(?:no|number|id)\.?"
+        rf"|ordernummer|bestell(?:ung|nummer|nr)\.?|account{S}(?:no|number)\.?|po{S}(?:no|number)\.?"
+        rf"|reference|referenz|r[ée]f[ée]rence|booking{S}id|contract{S}no\.?|iban|bic|swift|kvk"
+        rf"|telefon|phone|tel\.?|fax|gln|nummer|siret|siren|ape|rcs|blz|kto-?nr\.?|hrb|registergericht"
+        rf"|uw{S}referentie|votre{S}r[ée]f[ée]rence|lieferavis|w[äa]hrung|currency|devise|valuta|ship{S}to|deliver{S}to|lieferadresse|lieferanschrift|adresse{S}de{S}livraison"
+        rf"|afleveradres|delivery{S}address|shipping{S}address|lieferschein|token{S}no|cashier|operator",
+    ),
+    (
+        "vendor_tax_id",
+        3.0,
+        rf"vat{S}(?:reg(?:istration)?{S})?(?:no|number|id)\.?|vat{S}id|ust{S}-?{S}[il1]d(?:ent)?{S}-?{S}(?:nr)?\.?"
+        rf"|ust[il1]d(?:nr)?\.?|umsatzsteuer{S}-?{S}id\w*|n°{S}(?:de{S})?tva(?:{S}intra{S}?communautaire)?"
+        rf"|tva{S}intra{S}?communautaire|btw{S}?(?:nummer|nr|id)\.?|gst{S}(?:reg{S})?(?:no|id)\.?"
+        rf"|gst{S}reg\w*{S}no\.?|gstin|tax{S}(?:id|reg\w*)(?:{S}no)?\.?|(?<![a-z])tin(?![a-z])|nif|cif"
+        rf"|税\s*号|纳税人识别号|เลขประจำตัวผู้เสียภาษี",
+    ),
+    (
+        "vendor_tax_id",
+        1.5,
+        rf"steuernummer|steuer{S}-?{S}nr\.?|(?<![a-z])tva(?![a-z])|(?<![a-z])btw(?![a-z])|(?<![a-z])vat(?![a-z])",
+    ),
+    (
+        "customer_tax_id",
+        3.0,
+        rf"uw{S}btw{S}nummer|n°{S}tva{S}client|your{S}vat|customer{S}vat|votre{S}n°{S}tva"
+        rf"|ihre{S}ust{S}-?{S}[il1]d(?:ent)?{S}-?{S}(?:nr)?\.?",
+    ),
+    (
+        "payment_terms",
+        3.0,
+        rf"payment{S}terms|terms{S}of{S}payment|zahlungsbedingungen|conditions{S}de{S}(?:paiement|r[èe]glement)"
+        rf"|betalingsvoorwaarden|betalingstermijn|condiciones{S}de{S}pago|付款条件|เงื่อนไขการชำระเงิน",
+    ),
+    (
+        "customer",
+        3.0,
+        rf"bill(?:ed)?{S}to|invoice(?:d)?{S}to|sold{S}to|customer(?![a-z]{S}?(?:no|nr|number|id))|client(?!{S}(?:no|nr))"
+        rf"|buyer|k[äa]ufer(?:{S}/{S}leistungsempf[äa]nger)?|rechnungsempf[äa]nger|leistungsempf[äa]nger"
+        rf"|factuuradres|adresse{S}de{S}facturation|facturé{S}[àa]|destinataire|facturar{S}a|cliente"
+        rf"|购买方|购货单位|客\s*户|ลูกค้า|ผู้ซื้อ|billing{S}address|guest{S}name",
+    ),
+    (
+        "vendor",
+        3.0,
+        rf"(?<![a-z])seller|(?<![a-z])vendor|supplier|sold{S}by|verk[äa]ufer|rechnungsersteller|leverancier"
+        rf"|vendeur|fournisseur|emisor|proveedor|销售方|销货单位|卖\s*方|ผู้ขาย|service{S}provider",
+    ),
 ]
 
 
 LABEL_RES = [(kind, weight, re.compile(pattern, re.I)) for kind, weight, pattern in LABELS]
 
 
-TITLE_RE = re.compile(r"^\W*(?:tax\s*invoice|invoice|facture|factuur|rechnung|receipt|bill|kopie\s+factuur|copy)\W*$|"
-                       r"(?<![a-z])(?:invoice|facture|factuur|rechnung|receipt)(?![a-z])\W*", re.I)
+TITLE_RE = re.compile(
+    r"^\W*(?:tax\s*invoice|invoice|facture|factuur|rechnung|receipt|bill|kopie\s+factuur|copy)\W*$|"
+    r"(?<![a-z])(?:invoice|facture|factuur|rechnung|receipt)(?![a-z])\W*",
+    re.I,
+)
 
 
 COMPANY_RE = re.compile(
     r"\b(?:GmbH|AG|KG|OHG|e\.?\s?K\.?|mbH|Inc\.?|Incorporated|Ltd\.?|Limited|LLC|LLP|PLC|Corp\.?|Corporation|Co\.|"
     r"BHD\.?|B\.?\s?V\.?|N\.?\s?V\.?|S\.?\s?A\.?|SARL|S\.?A\.?S\.?|SAS|SRL|S\.?L\.?|S\.?p\.?A\.?|"
-    r"Pty\.?|Pvt\.?|a\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?", re.I)
+    r"Pty\.?|Pvt\.?|a\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?",
+    re.I,
+)
 
 
 EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -128,19 +226,25 @@ PHONE_RE = re.compile(r"(?:tel|phone|fax|telefon|t\.|f\.)\W*[+\d(]", re.I)
 
 
 # Street words: "1242 chemin de l'olive" and "4557 De Silva St" start with a house number, not a postcode.
-STREET_WORDS = (r"st|street|rd|road|ave|avenue|blvd|boulevard|lane|ln|drive|dr|way|place|pl|court|ct|highway|hwy"
-                r"|rue|chemin|all[ée]e|impasse|quai|jalan|jln|lorong|lrg|persiaran|lebuh|stra(?:ss|ß)e|str|weg|gasse"
-                r"|platz|laan|straat|plein|gracht|calle|avenida|via|viale|piazza")
-POSTCODE_RE = re.compile(r"(?:^|[\s,])(?:[A-Z]{1,2}[- ]?)?\d{4,6}(?:-\d{4})?\s*,?\s*"
-                         rf"(?![A-Za-zÀ-ÿ .'-]*(?<![A-Za-zÀ-ÿ])(?i:{STREET_WORDS})(?![A-Za-zÀ-ÿ]))[A-ZÀ-Ý][A-Za-zÀ-ÿ]+|"
-                          r"\b\d{4}\s?[A-Z]{2}\b|[A-Za-z]+,?\s+[A-Z]{2}\s+\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b")
+STREET_WORDS = (
+    r"st|street|rd|road|ave|avenue|blvd|boulevard|lane|ln|drive|dr|way|place|pl|court|ct|highway|hwy"
+    r"|rue|chemin|all[ée]e|impasse|quai|jalan|jln|lorong|lrg|persiaran|lebuh|stra(?:ss|ß)e|str|weg|gasse"
+    r"|platz|laan|straat|plein|gracht|calle|avenida|via|viale|piazza"
+)
+POSTCODE_RE = re.compile(
+    r"(?:^|[\s,])(?:[A-Z]{1,2}[- ]?)?\d{4,6}(?:-\d{4})?\s*,?\s*"
+    rf"(?![A-Za-zÀ-ÿ .'-]*(?<![A-Za-zÀ-ÿ])(?i:{STREET_WORDS})(?![A-Za-zÀ-ÿ]))[A-ZÀ-Ý][A-Za-zÀ-ÿ]+|"
+    r"\b\d{4}\s?[A-Z]{2}\b|[A-Za-z]+,?\s+[A-Z]{2}\s+\d{5}\b|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\b"
+)
 
 
 # Labels glue onto the id in OCR and some layouts ("BTWNL810433941B01", "UStIdNrDE...").
-VAT_RE = re.compile(r"(?:\b|(?<=BTW)|(?<=TVA)|(?<=VAT)|(?<=USt)|(?<=UST)|(?<=IdNr))(?:ATU\d{8}|BE\s?0?\d{3}[.\s]?\d{3}[.\s]?\d{3}|DE\s?\d{3}\s?\d{3}\s?\d{3}|"
-                     r"FR\s?[0-9A-Z]{2}\s?\d{3}\s?\d{3}\s?\d{3}|NL\s?\d{4}[.\s]?\d{2}[.\s]?\d{3}[.\s]?B[.\s]?\d{2}|"
-                     r"(?:ES|IT|PT|PL|SE|DK|FI|IE|LU|CZ|GB|CHE)[-\s]?[0-9A-Z][0-9A-Z.\s-]{7,14}\d|"
-                     r"\d{2}[A-Z]{5}\d{4}[A-Z]\d[A-Z\d]{2})\b")
+VAT_RE = re.compile(
+    r"(?:\b|(?<=BTW)|(?<=TVA)|(?<=VAT)|(?<=USt)|(?<=UST)|(?<=IdNr))(?:ATU\d{8}|BE\s?0?\d{3}[.\s]?\d{3}[.\s]?\d{3}|DE\s?\d{3}\s?\d{3}\s?\d{3}|"
+    r"FR\s?[0-9A-Z]{2}\s?\d{3}\s?\d{3}\s?\d{3}|NL\s?\d{4}[.\s]?\d{2}[.\s]?\d{3}[.\s]?B[.\s]?\d{2}|"
+    r"(?:ES|IT|PT|PL|SE|DK|FI|IE|LU|CZ|GB|CHE)[-\s]?[0-9A-Z][0-9A-Z.\s-]{7,14}\d|"
+    r"\d{2}[A-Z]{5}\d{4}[A-Z]\d[A-Z\d]{2})\b"
+)
 
 
 ID_TOKEN_RE = re.compile(r"#?[A-Za-z0-9][A-Za-z0-9/_\-.]*[A-Za-z0-9]|\d")
@@ -150,4 +254,6 @@ COUNTRY_RE = re.compile(
     r"|luxemb(?:o|ou)rg|[öo]sterreich|austria|schweiz|suisse|switzerland|espa[ñn]a|spain|italia|italy|portugal"
     r"|danmark|denmark|sverige|sweden|norge|norway|polska|poland|ireland|united\s+kingdom|uk|great\s+britain"
     r"|united\s+states(?:\s+of\s+america)?|usa|u\.s\.a\.|canada|australia|india|china|singapore|thailand"
-    r"|malaysia)\W*$", re.I)
+    r"|malaysia)\W*$",
+    re.I,
+)

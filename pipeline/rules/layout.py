@@ -7,6 +7,7 @@ It imports only ``pipeline.document``, ``pipeline.parsers``, ``pipeline.rules.la
 ``pipeline.rules.ocr`` (words of OCR'd pages are repaired here) and the standard library;
 pipeline must not import ``api`` or ``appliance``.
 """
+
 from __future__ import annotations
 
 import re
@@ -83,8 +84,9 @@ def build_lines(doc: DocumentText) -> list[TextLine]:
             text = " ".join(parts) if parts else line.text
             if not spans:
                 spans = [(0, len(text), line.bbox)]
-            lines.append(TextLine(page.number, index, text, line.bbox, spans, page.width, page.height,
-                               page.source == "ocr"))
+            lines.append(
+                TextLine(page.number, index, text, line.bbox, spans, page.width, page.height, page.source == "ocr")
+            )
     return lines
 
 
@@ -111,8 +113,9 @@ def annotate(lines: list[TextLine], dayfirst: bool, loose_dates: bool) -> None:
     for line in lines:
         line.labels = find_labels(line.text, line)
         line.dates = find_dates(line.text, dayfirst, loose=loose_dates)
-        line.amounts = [a for a in find_amounts(line.text)
-                        if not any(a.start < d.end and d.start < a.end for d in line.dates)]
+        line.amounts = [
+            a for a in find_amounts(line.text) if not any(a.start < d.end and d.start < a.end for d in line.dates)
+        ]
 
 
 def region_end(line: TextLine, label: LabelHit) -> int:
@@ -149,14 +152,17 @@ def value_text(lines: list[TextLine], line: TextLine, label: LabelHit) -> list[t
     """Texts that may hold the value of ``label``: right of it, then in the lines below it."""
     out = []
     end = region_end(line, label)
-    rest = line.text[label.end:end]
+    rest = line.text[label.end : end]
     if rest.strip(" :#.-"):
         out.append((rest, line, label.end))
     elif in_sentence(line, label) and len(line.labels) == 1:
         return out  # a word at the end of a sentence, not a column header
     for below in below_lines(lines, line, label.bbox, depth=2 if label.weight >= 2 else 1):
-        overlaps = [(min(box[2], label.bbox[2]) - max(box[0], label.bbox[0]), s) for s, e, box in below.spans
-                    if box[0] <= label.bbox[2] + 10 and box[2] >= label.bbox[0] - 10]
+        overlaps = [
+            (min(box[2], label.bbox[2]) - max(box[0], label.bbox[0]), s)
+            for s, e, box in below.spans
+            if box[0] <= label.bbox[2] + 10 and box[2] >= label.bbox[0] - 10
+        ]
         if overlaps:
             start = max(overlaps)[1]
             # The value cell runs on to the right until the next label on that line.
@@ -165,8 +171,9 @@ def value_text(lines: list[TextLine], line: TextLine, label: LabelHit) -> list[t
     return out
 
 
-def labelled_values(lines: list[TextLine], kind: str, parse: Callable[[str], str | None]
-                    ) -> Iterator[tuple[str, TextLine, LabelHit, TextLine, int]]:
+def labelled_values(
+    lines: list[TextLine], kind: str, parse: Callable[[str], str | None]
+) -> Iterator[tuple[str, TextLine, LabelHit, TextLine, int]]:
     """For each label of ``kind``: the first text near it (``value_text`` order) that ``parse`` accepts.
 
     Yields ``(value, line, label, src, rank)``: the parsed value, the label's line, the label,
@@ -185,7 +192,7 @@ def labelled_values(lines: list[TextLine], kind: str, parse: Callable[[str], str
 
 def in_sentence(line: TextLine, label: LabelHit) -> bool:
     """Whether the label stands after many words (inside a sentence rather than a cell)."""
-    return len(re.sub(r"[\W\d_]", "", line.text[:label.start])) > 25
+    return len(re.sub(r"[\W\d_]", "", line.text[: label.start])) > 25
 
 
 def split_cells(line: TextLine) -> list[tuple[int, int, tuple]]:
@@ -204,7 +211,9 @@ def split_cells(line: TextLine) -> list[tuple[int, int, tuple]]:
     return cells
 
 
-def block_below(lines: list[TextLine], line: TextLine, x0: float, max_lines: int = 6) -> list[tuple[TextLine, str, tuple]]:
+def block_below(
+    lines: list[TextLine], line: TextLine, x0: float, max_lines: int = 6
+) -> list[tuple[TextLine, str, tuple]]:
     """Cells that start near ``x0`` in the lines right below ``line`` (an address block)."""
     out, last = [], line
     for other in lines:
@@ -220,10 +229,10 @@ def block_below(lines: list[TextLine], line: TextLine, x0: float, max_lines: int
                 continue
             break
         following = [c for c in cells if c[0] > cell[0]]
-        if other.text[cell[0]:cell[1]].rstrip().endswith(":") and following:
+        if other.text[cell[0] : cell[1]].rstrip().endswith(":") and following:
             # "Name:" in a label column: its value is the next cell.
             cell = (cell[0], following[0][1], (cell[2][0], cell[2][1], following[0][2][2], cell[2][3]))
-        out.append((other, other.text[cell[0]:cell[1]], cell[2]))
+        out.append((other, other.text[cell[0] : cell[1]], cell[2]))
         last = other
         if len(out) >= max_lines:
             break
@@ -236,7 +245,7 @@ def strip_label_prefix(line: TextLine, start: int, text: str) -> tuple[str, floa
     if not match:
         return text, None
     box = line.span_bbox(start + match.end(), start + match.end() + 1)
-    return text[match.end():], box[0]
+    return text[match.end() :], box[0]
 
 
 def section_starts(lines: list[TextLine], kind: str) -> list[tuple[TextLine, LabelHit]]:

@@ -4,6 +4,7 @@ This module owns detecting a table header (description, quantity, price, amount 
 many languages), grouping the lines below it into rows and reading each row's cells by the
 header's column positions. Pipeline must not import ``api`` or ``appliance``.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,12 +15,12 @@ from pipeline.rules.layout import TextLine
 
 _COLS = {
     "description": r"description|desc\.?|item|article|artikel|omschrijving|beschreibung|bezeichnung|d[ée]signation"
-                   r"|product(?:\s*title)?|produkt|libell[ée]|descripci[oó]n|concepto|leistung|品\s*名|项\s*目|รายการ",
+    r"|product(?:\s*title)?|produkt|libell[ée]|descripci[oó]n|concepto|leistung|品\s*名|项\s*目|รายการ",
     "quantity": r"qty\.?|quantity|menge|aantal|hoeveelheid|quantit[ée]|nombre|cantidad|anzahl|stk|数\s*量|จำนวน",
     "unit_price": r"unit\s*price|u\.?\s*price|s/price|price|rate|prijs(?:\s*per\s*stuk)?|preis|einzelpreis|nettopreis"
-                  r"|p\.?\s*u\.?(?:\s*ht)?|prix(?:\s*unitaire)?|precio|vk-preis|单\s*价|ราคา(?:ต่อหน่วย)?",
+    r"|p\.?\s*u\.?(?:\s*ht)?|prix(?:\s*unitaire)?|precio|vk-preis|单\s*价|ราคา(?:ต่อหน่วย)?",
     "line_total": r"amount|amt|total|line\s*total|bedrag|betrag|gesamt|nettobetrag|zeilenbetrag|montant(?:\s*ht)?"
-                  r"|importe|金\s*额|จำนวนเงิน|prijs\s*incl\.?\s*btw|summe",
+    r"|importe|金\s*额|จำนวนเงิน|prijs\s*incl\.?\s*btw|summe",
     "tax": r"tax(?:\s*\(%\))?|vat|btw|mwst|tva|steuersatz|iva|税\s*率|%",
 }
 
@@ -27,9 +28,12 @@ _COLS = {
 _COL_RES = {k: re.compile(rf"(?<![a-z])(?:{v})(?![a-z])", re.I) for k, v in _COLS.items()}
 
 
-_STOP_RE = re.compile(r"(?<![a-z])(?:sub\s*-?\s*total|total|totaal|summe|gesamt|montant\s*total|total\s*ht|subtotaal"
-                      r"|zwischensumme|合\s*计|รวม|exclusief|tax\s*summary|gst\s*summary|umsatzsteuer"
-                      r"|(?:prices|prijzen|preise|prix)\s+(?:are\s+|zijn\s+|sind\s+)?(?:incl|inkl|inclusief|including))", re.I)
+_STOP_RE = re.compile(
+    r"(?<![a-z])(?:sub\s*-?\s*total|total|totaal|summe|gesamt|montant\s*total|total\s*ht|subtotaal"
+    r"|zwischensumme|合\s*计|รวม|exclusief|tax\s*summary|gst\s*summary|umsatzsteuer"
+    r"|(?:prices|prijzen|preise|prix)\s+(?:are\s+|zijn\s+|sind\s+)?(?:incl|inkl|inclusief|including))",
+    re.I,
+)
 
 
 _SUBTOTAL_RE = re.compile(r"(?<![a-z])(?:sub\s*-?\s*total|subtotaal|zwischensumme|sous[\s-]*total|小\s*计)", re.I)
@@ -106,8 +110,15 @@ def _row_at(line: TextLine, nxt: TextLine | None, header: TextLine, rows: list) 
     the line total and ``nxt``, right below, holds it (a wrapped row); [] when ``line`` only
     completes the previous row (appended there); None when ``line`` is no row."""
     right = _right_amounts(line, header)
-    if not right and line.amounts and _letters(line) >= 2 and nxt is not None and nxt.page == line.page \
-            and _right_amounts(nxt, header) and nxt.bbox[1] - line.bbox[3] < 1.5 * line.height:
+    if (
+        not right
+        and line.amounts
+        and _letters(line) >= 2
+        and nxt is not None
+        and nxt.page == line.page
+        and _right_amounts(nxt, header)
+        and nxt.bbox[1] - line.bbox[3] < 1.5 * line.height
+    ):
         return [line, nxt]
     if right and _letters(line) >= 2:
         return [line]
@@ -194,12 +205,12 @@ def _description_limit(first: TextLine, numbers: list, cols: dict[str, tuple]) -
 def _left_text(line: TextLine, limit: float) -> str:
     """The words of ``line`` that end left of ``limit``, up to the first word that does not."""
     ends = [e for s, e, b in line.spans if b[2] <= limit + 2]
-    return line.text[:max(ends)] if ends else ""
+    return line.text[: max(ends)] if ends else ""
 
 
 def _split_sku(desc: str) -> tuple[str | None, str]:
     """An article code at the start of a description ("[FURN_7777] Chair", "KR3M Kunstrasen")."""
     match = re.match(r"^\s*(\[[^\]]+\]|[A-Z0-9][A-Z0-9_\-/.]{2,})\s+(?=\S)", desc)
-    if match and re.search(r"\d", match.group(1)) and re.search(r"[a-zA-Z]", desc[match.end():]):
-        return match.group(1).strip("[]").strip(), desc[match.end():]
+    if match and re.search(r"\d", match.group(1)) and re.search(r"[a-zA-Z]", desc[match.end() :]):
+        return match.group(1).strip("[]").strip(), desc[match.end() :]
     return None, desc

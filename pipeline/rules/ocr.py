@@ -6,13 +6,16 @@ of OCR'd pages, conservatively: letters inside a token made of digits only, and 
 only when the document prints dollar amounts elsewhere. Text-layer pages are never changed.
 Standard library only; pipeline must not import ``api`` or ``appliance``.
 """
+
 from __future__ import annotations
 
 import re
 
 # A token of digits with O/o/I/l misreadings, optionally after a currency mark, standing alone.
-_NUMERIC_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9])(?P<cur>RM|Rs\.?|\$)?(?P<num>[0-9OoIl][0-9OoIl.,]*[0-9OoIl])"
-                               r"(?![A-Za-z0-9])")
+_NUMERIC_TOKEN_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?P<cur>RM|Rs\.?|\$)?(?P<num>[0-9OoIl][0-9OoIl.,]*[0-9OoIl])"
+    r"(?![A-Za-z0-9])"
+)
 _DIGIT_FOR = str.maketrans({"O": "0", "o": "0", "I": "1", "l": "1"})
 # "S8.20": a dollar sign read as S, glued to an amount with cents.
 _S_DOLLAR_RE = re.compile(r"(?<![A-Za-z0-9$])S(?=\d{1,6}[.,]\d{2}(?![\d%]))")
@@ -36,8 +39,10 @@ def _fix_number(match: re.Match) -> str:
 
 # Word boundaries that OCR dropped: "deLattreAlexis", "NettTotal", "InvoiceINV/2023/03/0008",
 # "n°562044387du02Juillet2015". Not inside "GmbH", "iPad" or "McDonald", not before "1st".
-_GLUED_RE = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z])|(?<=[a-z]{3})(?=[A-Z]{2,}[\d/-])"
-                       r"|(?<=[a-z]{2})(?=\d{2})|(?<=\d)(?!(?:st|nd|rd|th|er|e|h)(?![a-z]))(?=[a-z]{2})")
+_GLUED_RE = re.compile(
+    r"(?<=[a-z]{2})(?=[A-Z][a-z])|(?<=[a-z]{3})(?=[A-Z]{2,}[\d/-])"
+    r"|(?<=[a-z]{2})(?=\d{2})|(?<=\d)(?!(?:st|nd|rd|th|er|e|h)(?![a-z]))(?=[a-z]{2})"
+)
 _WEB_RE = re.compile(r"@|www\.|https?:|\.(?:com|net|org)\b", re.I)  # e-mail and web addresses stay whole
 _SYMBOL_FOR = str.maketrans({"∈": "€"})  # the euro sign read as "element of"
 

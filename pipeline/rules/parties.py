@@ -5,6 +5,7 @@ the customer zone; the vendor is a labelled seller block, or the most prominent 
 name at the top of the first page outside that zone. Pipeline must not import ``api`` or
 ``appliance``.
 """
+
 from __future__ import annotations
 
 import re
@@ -67,14 +68,17 @@ def customer_zone(lines: list[TextLine]) -> set[tuple[int, int, int]]:
 
 
 _ATTN_RE = re.compile(r"^\s*(?:attn|attention|z\.?\s?hd\.?|t\.\s?a\.\s?v\.?|à\s+l'attention\s+de)\s*[:.]?\s*", re.I)
-_NOT_NAME_RE = re.compile(r"^\W*(?:nummer|number|nr|no|globale|ansprechpartner|kontakt|contact|telefon|tel|phone"
-                          r"|attn|e-?mail|ust|vat|steuer|address|adresse|adres|anschrift|details|information)\b", re.I)
+_NOT_NAME_RE = re.compile(
+    r"^\W*(?:nummer|number|nr|no|globale|ansprechpartner|kontakt|contact|telefon|tel|phone"
+    r"|attn|e-?mail|ust|vat|steuer|address|adresse|adres|anschrift|details|information)\b",
+    re.I,
+)
 
 
 def _party(lines: list[TextLine], line: TextLine, label: LabelHit) -> tuple[str, TextLine, float] | None:
     """The name in a party block (seller/buyer): right of its label, or the first name line
     below it; a "Name:" row wins, with the indented line above it when the name wraps."""
-    rest = _clean_name(line.text[label.end:region_end(line, label)])
+    rest = _clean_name(line.text[label.end : region_end(line, label)])
     if _plausible_name(rest) and not _NOT_NAME_RE.match(rest) and not find_labels(rest, line):
         return rest, line, line.span_bbox(label.end + 1, label.end + 2)[0]
     block = block_below(lines, line, label.bbox[0], max_lines=6)
@@ -84,8 +88,15 @@ def _party(lines: list[TextLine], line: TextLine, label: LabelHit) -> tuple[str,
         value, x0 = strip_label_prefix(other, 0, text)
         name = _clean_name(value)
         if x0 is not None and re.match(r"\s*(?:name|firma|company)", text, re.I) and _plausible_name(name):
-            above = [ln for ln in lines if ln.page == other.page and 0 < other.bbox[1] - ln.bbox[1] < 2.2 * other.height
-                     and ln.bbox[1] > line.bbox[1] and abs(ln.bbox[0] - x0) < 5 and not ln.labels]
+            above = [
+                ln
+                for ln in lines
+                if ln.page == other.page
+                and 0 < other.bbox[1] - ln.bbox[1] < 2.2 * other.height
+                and ln.bbox[1] > line.bbox[1]
+                and abs(ln.bbox[0] - x0) < 5
+                and not ln.labels
+            ]
             if above:
                 name = f"{_clean_name(above[-1].text)} {name}"
             return name, other, x0
@@ -129,7 +140,7 @@ def _vendor_candidates(lines: list[TextLine], customer_zone: set) -> list[tuple[
             raw = line.text[s:e]
             if (line.page, line.index, int(box[0] // 40)) in customer_zone:
                 continue
-            if any(lb.end <= s and not line.text[lb.end:s].strip(" :#") for lb in line.labels):
+            if any(lb.end <= s and not line.text[lb.end : s].strip(" :#") for lb in line.labels):
                 continue  # the value of a label ("Währung: EUR"), not a name
             company = COMPANY_RE.search(raw)
             if not top and not company:
@@ -184,10 +195,13 @@ def _title_split(lines: list[TextLine], cands: list) -> list:
         return cands
     page = lines[0].page
     title = title_y(lines, page)
-    above = title is not None and any(c[2].page == page and c[2].bbox[1] < title and COMPANY_RE.search(c[1])
-                                      for c in cands)
-    return [(c[0] + (below_title_penalty(c[2], c[1], title, above) if c[2].page == page else 0.0),) + tuple(c[1:])
-            for c in cands]
+    above = title is not None and any(
+        c[2].page == page and c[2].bbox[1] < title and COMPANY_RE.search(c[1]) for c in cands
+    )
+    return [
+        (c[0] + (below_title_penalty(c[2], c[1], title, above) if c[2].page == page else 0.0),) + tuple(c[1:])
+        for c in cands
+    ]
 
 
 def _lead_offset(line: TextLine, start: int, raw: str, name: str) -> float:
@@ -213,7 +227,7 @@ def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
         return _clean_name(sold.group(1)), 1.5, None
     company = COMPANY_RE.search(raw)
     if company and len(raw) > 60:
-        head = raw[:company.end()]
+        head = raw[: company.end()]
         head = re.split(r"[:;]|\s[-–]\s|\b(?:by|von|par|door)\b", head)[-1]
         return _clean_name(head), 0.0, None
     name = re.sub(r"\s*\(\s*[\w-]*\d[\w-]*\s*\)\s*$", "", raw)  # a registration number after the name
@@ -225,10 +239,10 @@ def _split_glued_sender(raw: str) -> str:
     when a legal form runs straight into a separator and a house number, the separators after
     it get their spaces back, so that the line splits into name, street and city."""
     company = COMPANY_RE.search(raw)
-    if not company or not re.match(r"\s*[-–|•]\s*\d", raw[company.end():]):
+    if not company or not re.match(r"\s*[-–|•]\s*\d", raw[company.end() :]):
         return raw
-    rest = re.sub(r"\s*[-–|•]\s*(?=[\dA-ZÀ-Ý])", " - ", raw[company.end():].lstrip(" -–|•"))
-    return f"{raw[:company.end()]} - {rest}"
+    rest = re.sub(r"\s*[-–|•]\s*(?=[\dA-ZÀ-Ý])", " - ", raw[company.end() :].lstrip(" -–|•"))
+    return f"{raw[: company.end()]} - {rest}"
 
 
 def find_vendor(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLine, float, str | None] | None:
@@ -251,16 +265,30 @@ def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLin
     with valid check digits wins over the first one in reading order, and also over a weakly
     labelled value that is no VAT id (score below ``UNLABELLED_VALID_TAX_ID``).
     """
-    scored = [(label.weight - 0.3 * rank
-               - (2 if (src.page, src.index, int(label.bbox[0] // 40)) in customer_zone else 0)
-               + (1 if VAT_RE.search(value) else 0) + (1 if is_valid_tax_id(value) else 0), value, src)
-              for value, _, label, src, rank in labelled_values(lines, "vendor_tax_id", _tax_id_from)]
+    scored = [
+        (
+            label.weight
+            - 0.3 * rank
+            - (2 if (src.page, src.index, int(label.bbox[0] // 40)) in customer_zone else 0)
+            + (1 if VAT_RE.search(value) else 0)
+            + (1 if is_valid_tax_id(value) else 0),
+            value,
+            src,
+        )
+        for value, _, label, src, rank in labelled_values(lines, "vendor_tax_id", _tax_id_from)
+    ]
     best = max(scored, key=lambda cand: cand[0], default=None)
-    shaped = [(match.group(0).strip(), line, line.span_bbox(match.start(), match.end())) for line in lines
-              if not any(lb.kind == "customer_tax_id" for lb in line.labels)
-              for match in VAT_RE.finditer(line.text)]
-    valid = [(value, line) for value, line, box in shaped if is_valid_tax_id(value)
-             and (line.page, line.index, int(box[0] // 40)) not in customer_zone]
+    shaped = [
+        (match.group(0).strip(), line, line.span_bbox(match.start(), match.end()))
+        for line in lines
+        if not any(lb.kind == "customer_tax_id" for lb in line.labels)
+        for match in VAT_RE.finditer(line.text)
+    ]
+    valid = [
+        (value, line)
+        for value, line, box in shaped
+        if is_valid_tax_id(value) and (line.page, line.index, int(box[0] // 40)) not in customer_zone
+    ]
     # A VAT id whose check digits hold outweighs what a weak label ("Steuer-Nr.", "VAT") points
     # at when that is no VAT id: OCR often breaks the strong label ("UStld") beside the real one.
     if valid and (best is None or best[0] < UNLABELLED_VALID_TAX_ID):
@@ -292,8 +320,9 @@ def find_email(lines: list[TextLine], customer_zone: set, vendor: str | None) ->
             score = 0.0
             if (line.page, line.index, int(box[0] // 40)) in customer_zone:
                 score -= 3
-            if any(lb.kind == "customer" for lb in line.labels) or re.search(r"contact|abonn|client|kunde|klant",
-                                                                                line.text, re.I):
+            if any(lb.kind == "customer" for lb in line.labels) or re.search(
+                r"contact|abonn|client|kunde|klant", line.text, re.I
+            ):
                 score -= 1
             domain = match.group(0).split("@")[1].lower()
             if vendor_key and vendor_key[:4] in domain.replace("-", ""):
@@ -304,10 +333,13 @@ def find_email(lines: list[TextLine], customer_zone: set, vendor: str | None) ->
 
 
 # A street line: "Musterstr. 12", "12 Main Street", "4557 De Silva St", "12, Jalan ...".
-_STREET_RE = re.compile(rf"(?<![A-Za-z])(?:{STREET_WORDS})(?![A-Za-z])\.?\s*\d"
-                        rf"|\d+[A-Za-z]?,?\s+(?:{STREET_WORDS})(?![A-Za-z])"
-                        rf"|^\W*\d+[A-Za-z]?\s+[^,\d]*?(?<![A-Za-z])(?:{STREET_WORDS})\.?(?:\s|,|$)"
-                        r"|^\W*(?:no\.?|lot)?\s*\d+[A-Za-z]?\s*,", re.I)
+_STREET_RE = re.compile(
+    rf"(?<![A-Za-z])(?:{STREET_WORDS})(?![A-Za-z])\.?\s*\d"
+    rf"|\d+[A-Za-z]?,?\s+(?:{STREET_WORDS})(?![A-Za-z])"
+    rf"|^\W*\d+[A-Za-z]?\s+[^,\d]*?(?<![A-Za-z])(?:{STREET_WORDS})\.?(?:\s|,|$)"
+    r"|^\W*(?:no\.?|lot)?\s*\d+[A-Za-z]?\s*,",
+    re.I,
+)
 
 
 def _address_context(lines: list[TextLine], line: TextLine, x0: float, name: str) -> float:

@@ -7,6 +7,7 @@ that names the legal owner rather than the trading name, sentences that are no n
 e-mail or web domain that spells the name, and a name line over a legal footer. Pipeline must
 not import ``api`` or ``appliance``.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,9 @@ from pipeline.rules.labels import COMPANY_RE, EMAIL_RE, URL_RE
 from pipeline.rules.layout import TextLine
 
 _TITLE_WORDS_RE = re.compile(r"invoice|receipt|facture|factuur|rechnung|quittung|bill|invois|resit", re.I)
-_OWNER_RE = re.compile(r"(?:owned|operated|managed|run)\s*by\W*$|(?:a\s*)?(?:division|subsidiary|member)\s*of\W*$",
-                       re.I)
+_OWNER_RE = re.compile(
+    r"(?:owned|operated|managed|run)\s*by\W*$|(?:a\s*)?(?:division|subsidiary|member)\s*of\W*$", re.I
+)
 _FREEMAIL = {"gmail", "yahoo", "hotmail", "outlook", "live", "icloud", "gmx", "web", "aol", "mail", "example"}
 
 
@@ -24,8 +26,7 @@ def is_title_line(line: TextLine) -> bool:
     """Whether ``line`` is the document title ("TAX INVOICE", "CASHRECEIPT", "Facture"): a short
     line without digits whose letters contain a title word."""
     letters = re.sub(r"[^A-Za-z]", "", line.text)
-    return (0 < len(letters) <= 30 and not re.search(r"\d", line.text)
-            and bool(_TITLE_WORDS_RE.search(letters)))
+    return 0 < len(letters) <= 30 and not re.search(r"\d", line.text) and bool(_TITLE_WORDS_RE.search(letters))
 
 
 def title_y(lines: list[TextLine], page: int) -> float | None:
@@ -110,9 +111,12 @@ def wrapped_name(lines: list[TextLine], line: TextLine, name: str) -> str:
     return " ".join(parts)
 
 
-_LEGAL_FOOTER_RE = re.compile(r"au\s*capital|capital\s*social|si[èe]ge\s*social|registered\s*office|sitz\s*der"
-                              r"|handelsregister|registergericht|amtsgericht|company\s*registered"
-                              r"|registered\s*in\s", re.I)
+_LEGAL_FOOTER_RE = re.compile(
+    r"au\s*capital|capital\s*social|si[èe]ge\s*social|registered\s*office|sitz\s*der"
+    r"|handelsregister|registergericht|amtsgericht|company\s*registered"
+    r"|registered\s*in\s",
+    re.I,
+)
 
 
 def footer_names(lines: list[TextLine]) -> list[TextLine]:
@@ -126,8 +130,12 @@ def footer_names(lines: list[TextLine]) -> list[TextLine]:
         if above is None or above.page != line.page or line.bbox[1] - above.bbox[3] > 1.5 * line.height:
             continue
         words = above.text.split()
-        if 1 <= len(words) <= 4 and len(above.text) <= 40 and not re.search(r"[\d:,;]", above.text) \
-                and not above.labels \
-                and not _LEGAL_FOOTER_RE.search(above.text):
+        if (
+            1 <= len(words) <= 4
+            and len(above.text) <= 40
+            and not re.search(r"[\d:,;]", above.text)
+            and not above.labels
+            and not _LEGAL_FOOTER_RE.search(above.text)
+        ):
             out.append(above)
     return out
