@@ -1,6 +1,13 @@
-"""State and wiring of the appliance: settings, SQLite, the credit ledger, the job queue, the
-dispatcher that drives the pipeline pool, and the operator CLI.
+"""State and wiring of the appliance: everything that outlives one request or one document.
+
+Owns ``settings`` (typed config), the data dir (``datadir``), SQLite (``db``, ``migrations``),
+tenants and API keys (``tenants``), the credit ledger and Stripe (``ledger``, ``billing``),
+vendors (``vendors``), an uploaded file from the request to the store (``uploads``), invoices
+and their human review (``invoices``, ``review``, ``correction_values``), the job queue and the
+dispatcher that drives the pipeline pool (``queue/``), batch extraction (``batch``), operations
+(``checks``, ``readiness``, ``metrics``, ``notify``, ``logs``, ``backup``) and the operator CLI
+(``cli/``). Business rules live here, not in HTTP handlers.
 
 Must not import ``api`` except in ``appliance.server``, the one module that assembles and serves
-the web app. Business rules live here, not in HTTP handlers.
+the web app. Model back-ends are reached through ``pipeline``, never loaded here.
 """

@@ -2,7 +2,7 @@
 
 Owns: ``OcrEngine`` (image in, lines with boxes out) and ``LlmBackend`` (prompt and JSON schema
 in, constrained text out), a registry mapping config names to classes, and the loaders of the
-shipped default weights. Imports nothing else of ours. Heavy libraries (onnxruntime, tesserocr,
-llama_cpp, torch) are imported inside the back-end that needs them, so the API and the CLI
-start without them.
+shipped default weights. Must not import ``api``, ``appliance`` or ``pipeline``: it imports
+nothing else of ours. Heavy libraries (onnxruntime, tesserocr, llama_cpp, torch) are imported
+inside the back-end that needs them, so the API and the CLI start without them.
 """
