@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from appliance.queue.dispatcher import start_worker_pool
 from appliance.settings import Settings
 from pipeline.context import JobContext
 from pipeline.errors import OcrBusy, TemporaryError
-from pipeline.pool import start_pool
 from pipeline.schema import ProcessingStatus
 from pipeline.sniff import sniff
 
@@ -111,15 +111,7 @@ async def run_batch(
     """Extract every item on the pool, at most ``pool.size`` at once; yields (item, record) as each ends."""
     own_pool = pool is None
     if own_pool:
-        pool = await start_pool(
-            settings.pool.backend,
-            settings.worker_models(),
-            settings.pool.workers,
-            settings.ocr.concurrency,
-            ray_address=settings.ray.address,
-            num_cpus=settings.ray.num_cpus,
-            object_store_mb=settings.ray.object_store_mb,
-        )
+        pool = await start_worker_pool(settings)
     limit = asyncio.Semaphore(pool.size)
 
     async def guarded(item: BatchItem):

@@ -19,11 +19,10 @@ from appliance.datadir import lock_data_dir, prepare_data_dir
 from appliance.db import Database
 from appliance.metrics import Metrics
 from appliance.notify import Notifier, report_status, status_line
-from appliance.queue.dispatcher import Dispatcher
+from appliance.queue.dispatcher import Dispatcher, start_worker_pool
 from appliance.readiness import Readiness
 from appliance.settings import Settings
 from appliance.uploads import reap_partials
-from pipeline.pool import start_pool
 
 log = logging.getLogger(__name__)
 
@@ -32,15 +31,7 @@ log = logging.getLogger(__name__)
 async def running_pipeline(settings: Settings, db: Database, metrics: Metrics | None = None):
     """The pool and its dispatcher, started (models loaded) and stopped around the block;
     ``metrics`` is handed to the dispatcher."""
-    pool = await start_pool(
-        settings.pool.backend,
-        settings.worker_models(),
-        settings.pool.workers,
-        settings.ocr.concurrency,
-        ray_address=settings.ray.address,
-        num_cpus=settings.ray.num_cpus,
-        object_store_mb=settings.ray.object_store_mb,
-    )
+    pool = await start_worker_pool(settings)
     dispatcher = Dispatcher(db, settings, pool, metrics)
     task = asyncio.create_task(dispatcher.run())
     try:

@@ -20,10 +20,25 @@ from appliance.queue import jobs
 from appliance.settings import Settings
 from pipeline.context import JobContext
 from pipeline.errors import OcrBusy, TemporaryError
+from pipeline.pool import start_pool
 from pipeline.schema import ProcessingStatus
 
 log = logging.getLogger(__name__)
 MAX_BACKOFF_SECONDS = 60.0
+
+
+async def start_worker_pool(settings: Settings):
+    """The pipeline pool the settings ask for (``pool.backend``, ``pool.workers``,
+    ``ocr.concurrency``, ``ray.*``), started with every worker's models loaded."""
+    return await start_pool(
+        settings.pool.backend,
+        settings.worker_models(),
+        settings.pool.workers,
+        settings.ocr.concurrency,
+        ray_address=settings.ray.address,
+        num_cpus=settings.ray.num_cpus,
+        object_store_mb=settings.ray.object_store_mb,
+    )
 
 
 class Dispatcher:
