@@ -89,7 +89,9 @@ INVOICE_LINES = [
 ]
 
 
-MINIMAL_CII = """<?xml version="1.0" encoding="UTF-8"?>
+# A CII e-invoice (Factur-X / ZUGFeRD 2) in parts: the header up to the settlement, the tail, and
+# the settlement's charges and totals as the tests need them.
+CII_HEAD = """<?xml version="1.0" encoding="UTF-8"?>
 <rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
   xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100"
   xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100">
@@ -102,15 +104,54 @@ MINIMAL_CII = """<?xml version="1.0" encoding="UTF-8"?>
    </ram:SellerTradeParty><ram:BuyerTradeParty><ram:Name>Kunde AG</ram:Name></ram:BuyerTradeParty>
   </ram:ApplicableHeaderTradeAgreement>
   <ram:ApplicableHeaderTradeSettlement><ram:InvoiceCurrencyCode>EUR</ram:InvoiceCurrencyCode>
-   <ram:SpecifiedTradeSettlementHeaderMonetarySummation>
-    <ram:LineTotalAmount>100.00</ram:LineTotalAmount><ram:TaxBasisTotalAmount>100.00</ram:TaxBasisTotalAmount>
-    <ram:TaxTotalAmount currencyID="EUR">{tax}</ram:TaxTotalAmount><ram:GrandTotalAmount>{total}</ram:GrandTotalAmount>
-    <ram:DuePayableAmount>{total}</ram:DuePayableAmount>
-   </ram:SpecifiedTradeSettlementHeaderMonetarySummation>
-  </ram:ApplicableHeaderTradeSettlement>
+"""
+CII_TAIL = """  </ram:ApplicableHeaderTradeSettlement>
  </rsm:SupplyChainTradeTransaction>
 </rsm:CrossIndustryInvoice>
 """
+
+
+def cii_charge(amount: str, reason: str) -> str:
+    """A document-level charge (BG-21) of a CII settlement."""
+    return (
+        f"<ram:SpecifiedTradeAllowanceCharge><ram:ChargeIndicator><udt:Indicator>true</udt:Indicator>"
+        f"</ram:ChargeIndicator><ram:ActualAmount>{amount}</ram:ActualAmount><ram:Reason>{reason}</ram:Reason>"
+        f"</ram:SpecifiedTradeAllowanceCharge>\n"
+    )
+
+
+def cii_summation(**amounts: str) -> str:
+    """``LineTotalAmount="100.00"`` ... as a CII header summation (BG-22), in EN 16931's order."""
+    order = (
+        "LineTotalAmount",
+        "ChargeTotalAmount",
+        "AllowanceTotalAmount",
+        "TaxBasisTotalAmount",
+        "TaxTotalAmount",
+        "GrandTotalAmount",
+        "TotalPrepaidAmount",
+        "RoundingAmount",
+        "DuePayableAmount",
+    )
+    currency = {"TaxTotalAmount": ' currencyID="EUR"'}
+    cells = "".join(
+        f"<ram:{name}{currency.get(name, '')}>{amounts[name]}</ram:{name}>" for name in order if name in amounts
+    )
+    return f"<ram:SpecifiedTradeSettlementHeaderMonetarySummation>{cells}</ram:SpecifiedTradeSettlementHeaderMonetarySummation>\n"
+
+
+# INVOICE_LINES' invoice, net 100.00; ``.format(tax=..., total=...)`` sets its tax and total.
+MINIMAL_CII = (
+    CII_HEAD
+    + cii_summation(
+        LineTotalAmount="100.00",
+        TaxBasisTotalAmount="100.00",
+        TaxTotalAmount="{tax}",
+        GrandTotalAmount="{total}",
+        DuePayableAmount="{total}",
+    )
+    + CII_TAIL
+)
 
 
 def hybrid_pdf(printed_total: str = "119.00", xml_total: str = "119.00") -> bytes:

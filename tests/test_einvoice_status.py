@@ -15,61 +15,23 @@ from pipeline.einvoice import parse_xml
 from pipeline.runner import Extractor
 from pipeline.sniff import PDF
 from tests.conftest import DATASETS, fake_models, needs_datasets
-from tests.docs import INVOICE_LINES, embed_xml, hybrid_pdf, text_pdf
-
-CII_HEAD = """<?xml version="1.0" encoding="UTF-8"?>
-<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
-  xmlns:ram="urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100"
-  xmlns:udt="urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100">
- <rsm:ExchangedDocumentContext><ram:GuidelineSpecifiedDocumentContextParameter>
-  <ram:ID>urn:cen.eu:en16931:2017</ram:ID></ram:GuidelineSpecifiedDocumentContextParameter></rsm:ExchangedDocumentContext>
- <rsm:ExchangedDocument><ram:ID>INV-2024-001</ram:ID><ram:TypeCode>380</ram:TypeCode>
-  <ram:IssueDateTime><udt:DateTimeString format="102">20240305</udt:DateTimeString></ram:IssueDateTime></rsm:ExchangedDocument>
- <rsm:SupplyChainTradeTransaction>
-  <ram:ApplicableHeaderTradeAgreement><ram:SellerTradeParty><ram:Name>ACME Tools GmbH</ram:Name>
-   </ram:SellerTradeParty><ram:BuyerTradeParty><ram:Name>Kunde AG</ram:Name></ram:BuyerTradeParty>
-  </ram:ApplicableHeaderTradeAgreement>
-  <ram:ApplicableHeaderTradeSettlement><ram:InvoiceCurrencyCode>EUR</ram:InvoiceCurrencyCode>
-"""
-CII_TAIL = """  </ram:ApplicableHeaderTradeSettlement>
- </rsm:SupplyChainTradeTransaction>
-</rsm:CrossIndustryInvoice>
-"""
-
-
-def charge(amount: str, reason: str) -> str:
-    return (
-        f"<ram:SpecifiedTradeAllowanceCharge><ram:ChargeIndicator><udt:Indicator>true</udt:Indicator>"
-        f"</ram:ChargeIndicator><ram:ActualAmount>{amount}</ram:ActualAmount><ram:Reason>{reason}</ram:Reason>"
-        f"</ram:SpecifiedTradeAllowanceCharge>\n"
-    )
-
-
-def summation(**amounts: str) -> str:
-    """``LineTotalAmount="100.00"`` ... as a CII header summation, in the order of EN 16931."""
-    order = (
-        "LineTotalAmount",
-        "ChargeTotalAmount",
-        "AllowanceTotalAmount",
-        "TaxBasisTotalAmount",
-        "TaxTotalAmount",
-        "GrandTotalAmount",
-        "TotalPrepaidAmount",
-        "RoundingAmount",
-        "DuePayableAmount",
-    )
-    currency = {"TaxTotalAmount": ' currencyID="EUR"'}
-    cells = "".join(
-        f"<ram:{name}{currency.get(name, '')}>{amounts[name]}</ram:{name}>" for name in order if name in amounts
-    )
-    return f"<ram:SpecifiedTradeSettlementHeaderMonetarySummation>{cells}</ram:SpecifiedTradeSettlementHeaderMonetarySummation>\n"
-
+from tests.docs import (
+    CII_HEAD,
+    CII_TAIL,
+    INVOICE_LINES,
+    MINIMAL_CII,
+    cii_charge,
+    cii_summation,
+    embed_xml,
+    hybrid_pdf,
+    text_pdf,
+)
 
 SURCHARGED_CII = (
     CII_HEAD
-    + charge("10.00", "Mindermengenzuschlag")
-    + charge("4.90", "Versandkosten")
-    + summation(
+    + cii_charge("10.00", "Mindermengenzuschlag")
+    + cii_charge("4.90", "Versandkosten")
+    + cii_summation(
         LineTotalAmount="100.00",
         ChargeTotalAmount="14.90",
         TaxBasisTotalAmount="114.90",
@@ -158,20 +120,7 @@ def test_a_misreading_of_the_print_is_no_disagreement():
         "Total EUR 119.00",
         "Bemerkung Rechnung gemaess Rahmenvertrag vom 21.11.2011.",
     ]
-    result = extract(
-        embed_xml(
-            text_pdf(lines),
-            CII_HEAD
-            + summation(
-                LineTotalAmount="100.00",
-                TaxBasisTotalAmount="100.00",
-                TaxTotalAmount="19.00",
-                GrandTotalAmount="119.00",
-                DuePayableAmount="119.00",
-            )
-            + CII_TAIL,
-        )
-    )
+    result = extract(embed_xml(text_pdf(lines), MINIMAL_CII.format(tax="19.00", total="119.00")))
     assert result.data["invoice_date"] == "2024-03-05"
     assert result.processing_status == "completed", result.validation_errors
 
@@ -188,21 +137,11 @@ def test_a_real_disagreement_names_the_printed_text():
 def test_an_e_invoice_may_fall_due_before_its_issue_date():
     """EN 16931 has no rule that BT-9 follows BT-2 (an invoice issued after the payment fell
     due); the XML's dates are exact, so tier 0 does not flag them."""
-    xml = (
-        CII_HEAD.replace(
-            "<ram:InvoiceCurrencyCode>",
-            "<ram:SpecifiedTradePaymentTerms><ram:DueDateDateTime>"
-            '<udt:DateTimeString format="102">20240201</udt:DateTimeString></ram:DueDateDateTime>'
-            "</ram:SpecifiedTradePaymentTerms><ram:InvoiceCurrencyCode>",
-        )
-        + summation(
-            LineTotalAmount="100.00",
-            TaxBasisTotalAmount="100.00",
-            TaxTotalAmount="19.00",
-            GrandTotalAmount="119.00",
-            DuePayableAmount="119.00",
-        )
-        + CII_TAIL
+    xml = MINIMAL_CII.format(tax="19.00", total="119.00").replace(
+        "<ram:InvoiceCurrencyCode>",
+        "<ram:SpecifiedTradePaymentTerms><ram:DueDateDateTime>"
+        '<udt:DateTimeString format="102">20240201</udt:DateTimeString></ram:DueDateDateTime>'
+        "</ram:SpecifiedTradePaymentTerms><ram:InvoiceCurrencyCode>",
     )
     result = extract(embed_xml(text_pdf(INVOICE_LINES), xml))
     assert result.data["due_date"] == "2024-02-01" and result.data["invoice_date"] == "2024-03-05"
