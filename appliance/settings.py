@@ -369,6 +369,10 @@ FRIENDLY = {  # pydantic error type -> what an operator should write instead
     "string_type": "expected a quoted string",
     "model_type": "expected a table ([section])",
     "tuple_type": "expected a list of tables ([[section.key]])",
+    # the same for the text of an environment variable
+    "bool_parsing": "expected true or false (1, yes, on / 0, no, off)",
+    "int_parsing": "expected a whole number",
+    "float_parsing": "expected a number",
 }
 
 
