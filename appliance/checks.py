@@ -139,9 +139,37 @@ def check_llm(settings: Settings) -> CheckResult:
         return CheckResult(
             "llm", False, "llama-cpp-python is not installed", 'run scripts/setup, or set llm.backend = "none"'
         )
-    if llm.model_path:
-        return _configured_gguf(Path(llm.model_path))
-    return _bundled_gguf(settings)
+    model = _configured_gguf(Path(llm.model_path)) if llm.model_path else _bundled_gguf(settings)
+    if not model.ok or not llm.adapter():
+        return model
+    adapter = _adapter(Path(llm.adapter()))
+    if not adapter.ok:
+        return adapter
+    return CheckResult("llm", True, f"{model.detail}; {adapter.detail}")
+
+
+def _adapter(path: Path) -> CheckResult:
+    """The LoRA adapter GGUF: present, a GGUF, and (for the bundled one) the SHA-256 recorded
+    beside it in models/adapters/ (a partial or altered file would change every answer)."""
+    from models.registry import BUNDLED_ADAPTER, BUNDLED_ADAPTER_SHA256
+
+    hint = 'set llm.adapter_path to a LoRA GGUF file, or to "" for none'
+    checked = _configured_gguf(path)
+    if not checked.ok:
+        return CheckResult("llm", False, checked.detail.replace("llm.model_path", "llm.adapter_path"), hint)
+    if str(path) != BUNDLED_ADAPTER:
+        return CheckResult("llm", True, f"adapter {path} present")
+    expected = BUNDLED_ADAPTER_SHA256.read_text().split()[0] if BUNDLED_ADAPTER_SHA256.is_file() else None
+    digest = sha256_of(path)
+    if digest != expected:
+        return CheckResult(
+            "llm",
+            False,
+            f"bundled adapter {path} has sha256 {digest[:16]}..., expected {(expected or 'none recorded')[:16]}...",
+            "reinstall the appliance (the adapter ships in models/adapters/), "
+            "or rebuild it with scripts/train-extractor",
+        )
+    return CheckResult("llm", True, f"adapter {path.name} sha256 as expected")
 
 
 def _configured_gguf(path: Path) -> CheckResult:

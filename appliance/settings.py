@@ -32,6 +32,7 @@ from pydantic import (
 )
 
 from appliance.errors import ConfigError
+from models.registry import BUNDLED_ADAPTER
 from pipeline.context import ModelConfig
 
 
@@ -117,10 +118,20 @@ class OcrSettings(Section):
 class LlmSettings(Section):
     backend: str = Field("llama_cpp", min_length=1)
     model_path: str = ""
+    # The extraction adapter (LoRA GGUF) applied to the model; empty: none. Left unset, the
+    # bundled adapter is used with the bundled model, and none with an operator's own model_path
+    # (an adapter fits only the base it was trained on).
+    adapter_path: str = BUNDLED_ADAPTER
     n_ctx: int = Field(4096, ge=512)
     n_threads: int = Field(1, ge=1)
-    max_tokens: int = Field(160, ge=1)
+    max_tokens: int = Field(512, ge=1)
     enabled: bool = True
+
+    def adapter(self) -> str:
+        """The adapter file to load ("" for none), after the rule above."""
+        if "adapter_path" not in self.model_fields_set and self.model_path:
+            return ""
+        return self.adapter_path
 
 
 class QueueSettings(Section):
@@ -205,6 +216,7 @@ class Settings(BaseModel):
             dpi=self.ocr.dpi,
             llm_backend=self.llm.backend,
             llm_model_path=self.llm.model_path,
+            llm_adapter_path=self.llm.adapter(),
             llm_n_ctx=self.llm.n_ctx,
             llm_threads=self.llm.n_threads,
             llm_max_tokens=self.llm.max_tokens,

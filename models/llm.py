@@ -20,11 +20,12 @@ class LlmBackend(Protocol):
 
     name: str
 
-    def complete(self, prompt: str, json_schema: dict, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
         """Continue ``prompt`` with at most ``max_tokens`` generated tokens; return the raw text.
 
         A back-end that constrains its output returns text that is one JSON value valid for
-        ``json_schema`` (unless it ran into ``max_tokens`` first, which leaves it truncated).
+        ``json_schema`` (unless it ran into ``max_tokens`` first, which leaves it truncated);
+        with ``json_schema`` None it generates freely (a fine-tuned model writes its JSON).
         Raises RuntimeError (or a subclass) when the model cannot run.
         """
         ...
@@ -38,5 +39,5 @@ class NoLlm:
     def __init__(self, **_: object) -> None:
         pass
 
-    def complete(self, prompt: str, json_schema: dict, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
         return "{}"

@@ -7,7 +7,14 @@ how tests plug in fakes and how an operator plugs in a back-end of their own (ST
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
+
+# Our extraction adapter for the bundled Gemma 3 270M (LoRA GGUF, built by
+# scripts/train-extractor; model card and SHA-256 beside it in models/adapters/).
+ADAPTERS_DIR = Path(__file__).with_name("adapters")
+BUNDLED_ADAPTER = str(ADAPTERS_DIR / "gemma3-270m-invoice-lora.gguf")
+BUNDLED_ADAPTER_SHA256 = ADAPTERS_DIR / "gemma3-270m-invoice-lora.gguf.sha256"
 
 OCR_ENGINES = {
     "rapidocr": "models.rapidocr_engine:RapidOcrEngine",

@@ -12,7 +12,9 @@ class ModelConfig:
 
     No defaults here: the appliance's settings own them, and ``Settings.worker_models()`` is
     the one place that builds a ModelConfig (names as in config.toml: ``ocr.engine``,
-    ``ocr.OCR_LANG``, ``ocr.threads``, ``ocr.dpi``, ``llm.*``, ``limits.worker_memory_mb``
+    ``ocr.OCR_LANG``, ``ocr.threads``, ``ocr.dpi``, ``llm.*``
+    (``llm_adapter_path``: the LoRA GGUF to apply, "" for none),
+    ``limits.worker_memory_mb``
     (MB, 0: no limit) and ``limits.job_timeout_seconds`` (seconds, 0: none)).
     """
 
@@ -22,6 +24,7 @@ class ModelConfig:
     dpi: int
     llm_backend: str
     llm_model_path: str
+    llm_adapter_path: str
     llm_n_ctx: int
     llm_threads: int
     llm_max_tokens: int

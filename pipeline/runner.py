@@ -11,26 +11,23 @@ from typing import Any
 
 from models.registry import load_llm, load_ocr
 from pipeline import normalise
+from pipeline.arbitrate import arbitrate, choose_lines, key_field_reasons
 from pipeline.context import JobContext, ModelConfig
 from pipeline.document import DocumentText
 from pipeline.einvoice import EInvoiceError, read_einvoice
 from pipeline.errors import OcrBusy, TemporaryError
 from pipeline.evidence import build_evidence
-from pipeline.llm_extract import llm_fill
+from pipeline.llm_extract import llm_extract
 from pipeline.print_check import print_disagreements
 from pipeline.result import ExtractionResult
 from pipeline.rules import extract_rules
-from pipeline.schema import HEADER_FIELDS, KEY_FIELDS, ProcessingStatus, Source
+from pipeline.schema import HEADER_FIELDS, ProcessingStatus, Source
 from pipeline.sniff import PDF, sniff
 from pipeline.templates import TemplateError, apply_template, layout_text, load_template
 from pipeline.text import UnreadableDocument, image_text, pdf_text
 from pipeline.validate import validate, validate_einvoice
 
 log = logging.getLogger(__name__)
-
-# Only the key fields are worth a model call when rules leave them open: the small default model
-# costs ~4 s a call and answered customer names wrongly on the dev set.
-LLM_FIELDS = KEY_FIELDS
 
 
 class OcrGate:
@@ -67,6 +64,7 @@ class Extractor:
             self.llm = load_llm(
                 models.llm_backend,
                 model_path=models.llm_model_path or None,
+                lora_path=models.llm_adapter_path or None,
                 n_ctx=models.llm_n_ctx,
                 n_threads=models.llm_threads,
                 data_dir=models.data_dir,
@@ -186,8 +184,9 @@ class Extractor:
     def structure(
         self, doc: DocumentText, timings: dict[str, float], note: str | None = None, ctx: JobContext | None = None
     ) -> ExtractionResult:
-        """Tier 1 when a vendor template applies, else tier 2; in both, layout rules fill what
-        the template left open and the LLM what both left open; then normalise and validate."""
+        """Tier 1 when a vendor template applies, else tier 2. The template, the layout rules and
+        the model each propose every field; ``pipeline.arbitrate`` chooses per field and says
+        which key fields are not confirmed; then normalise and validate."""
         started = time.perf_counter()
         template, vendor_id, template_note = self.match_template(doc, ctx)
         if ctx is not None and ctx.force_tier == 1 and template is None:
@@ -201,31 +200,29 @@ class Extractor:
             )
         found = extract_rules(doc)
         timings["rules"] = round(time.perf_counter() - started, 3)
-        fields: dict[str, Any] = {}
-        source: dict[str, Source] = {}
-        for name, value in normalise.fields(template.fields if template else {}).items():
-            fields[name], source[name] = value, Source.TEMPLATE
-        for name, value in found.fields.items():
-            if fields.get(name) is None and value is not None:
-                fields[name], source[name] = value, Source.RULES
         provider = [f"template:{template.template_name}"] if template else []
         provider.append("rules")
-        missing = [name for name in LLM_FIELDS if fields.get(name) is None]
-        if self.llm is not None and missing:
+        answer = None
+        if self.llm is not None:  # every document without XML: the model proposes every field
             started = time.perf_counter()
             try:
-                answers = llm_fill(doc.text, missing, self.llm, max_tokens=self.models.llm_max_tokens)
+                answer = llm_extract(doc, self.llm, max_tokens=self.models.llm_max_tokens)
             except Exception as exc:  # a crashing model must not lose the rules' result
                 log.warning("LLM stage failed, keeping the rules' fields: %s", exc)
-                answers = {}
             timings["llm"] = round(time.perf_counter() - started, 3)
             provider.append(self.llm.name)
-            for name, value in normalise.fields(answers).items():
-                if fields.get(name) is None:
-                    fields[name], source[name] = value, Source.LLM
-        lines = template.line_items if template and template.line_items else found.line_items
+        decisions = arbitrate(
+            normalise.fields(template.fields) if template else {},
+            normalise.fields(found.fields),
+            answer.fields if answer else {},
+        )
+        fields = {name: decision.value for name, decision in decisions.items()}
+        source = {name: decision.source for name, decision in decisions.items()}
+        candidates = [template.line_items if template and template.line_items else [], found.line_items]
+        candidates.append(answer.line_items if answer else [])
+        chosen, lines = choose_lines(candidates, fields)
         data = normalise.data(fields, lines, doc.text)
-        errors = validate(data)
+        errors = validate(data) + key_field_reasons(decisions)
         evidence = build_evidence(
             data,
             doc=doc,
@@ -233,11 +230,15 @@ class Extractor:
             errors=errors,
             source_by_field={k: v for k, v in source.items() if v != Source.RULES},
         )
+        agreed = sum(decision.status == "agreed" for decision in decisions.values())
+        lines_from = ["template", "rules", "model"][chosen] if chosen >= 0 else "none"
         kinds = "+".join(sorted({page.source for page in doc.pages}))
         if template:
             reason = f"vendor template {template.template_name} ({template_note}); text from {kinds}"
         else:
             reason = f"{note or 'no e-invoice XML'}, {template_note}; text from {kinds}"
+        if answer is not None:
+            reason += f"; model and rules agree on {agreed} field(s); line items from {lines_from}"
         if doc.skipped_pages:
             reason += f"; {doc.skipped_pages} page(s) over OCR_MAX_PDF_PAGES skipped"
         if doc.ocr_engine:

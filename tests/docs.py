@@ -8,6 +8,12 @@ from PIL import Image
 from PIL.PngImagePlugin import PngInfo
 
 
+def receipt_text(total_line: str) -> str:
+    """A receipt's text around ``total_line``: a vendor and a date, so that every key field a
+    receipt has is printed (without them the arbiter flags the document, pipeline.arbitrate)."""
+    return f"Corner Shop Ltd\nDate: 2024-03-05\n{total_line}"
+
+
 def png_with_text(text: str | None = None, size: tuple[int, int] = (200, 100)) -> bytes:
     """A white PNG whose ``ocr_text`` chunk tells tests.fake_ocr.TextOcr what the page says.
 

@@ -14,8 +14,19 @@ import time
 # ---------------------------------------------------------------------------------------------
 
 
+def _asked(prompt: str, json_schema: dict | None) -> list[str]:
+    """The keys a prompt asks for: the schema's properties, or the prompt's "Fields:" line."""
+    if json_schema:
+        return list(json_schema.get("properties", {}))
+    for line in prompt.splitlines():
+        if line.startswith("Fields: "):
+            return [key.strip() for key in line[len("Fields: ") :].split(",")]
+    return []
+
+
 class EchoLLM:
-    """Answers a JSON object with every key of the schema's ``properties``: null, or ``answers[key]``.
+    """Answers a JSON object with ``answers[key]`` for every key asked (schema properties or the
+    prompt's "Fields:" line) that ``answers`` holds; nothing else.
 
     Records each call as ``(prompt, json_schema, max_tokens)`` in ``calls``.
     """
@@ -24,12 +35,11 @@ class EchoLLM:
 
     def __init__(self, answers: dict | None = None, **_: object) -> None:
         self.answers = dict(answers or {})
-        self.calls: list[tuple[str, dict, int]] = []
+        self.calls: list[tuple[str, dict | None, int]] = []
 
-    def complete(self, prompt: str, json_schema: dict, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
         self.calls.append((prompt, json_schema, max_tokens))
-        keys = json_schema.get("properties", {})
-        return json.dumps({key: self.answers.get(key) for key in keys})
+        return " " + json.dumps({key: self.answers[key] for key in _asked(prompt, json_schema) if key in self.answers})
 
 
 class GarbageLLM:
@@ -40,7 +50,7 @@ class GarbageLLM:
     def __init__(self, **_: object) -> None:
         pass
 
-    def complete(self, prompt: str, json_schema: dict, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
         return "not json{"
 
 
@@ -52,7 +62,7 @@ class CrashLLM:
     def __init__(self, **_: object) -> None:
         pass
 
-    def complete(self, prompt: str, json_schema: dict, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
         raise RuntimeError("fake LLM crash")
 
 
@@ -64,9 +74,9 @@ class SlowLLM:
     def __init__(self, seconds: float = 5.0, **_: object) -> None:
         self.seconds = float(seconds)
 
-    def complete(self, prompt: str, json_schema: dict, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
         time.sleep(self.seconds)
-        return json.dumps({key: None for key in json_schema.get("properties", {})})
+        return "{}"
 
 
 # ---------------------------------------------------------------------------------------------

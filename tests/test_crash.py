@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tests.conftest import FAKE_MODELS, merged, write_config
-from tests.docs import png_with_text
+from tests.docs import png_with_text, receipt_text
 from tests.serverproc import ServerProcess, cli, multipart
 
 pytestmark = pytest.mark.slow
@@ -34,7 +34,7 @@ def test_kill_9_mid_job_and_mid_upload_loses_nothing(tmp_path):
 
     server = ServerProcess(config, env={"FAKE_OCR_SECONDS": "30"}).start()
     try:
-        body, ctype = multipart(png_with_text("Total EUR 42.00"), "a.png", "image/png")
+        body, ctype = multipart(png_with_text(receipt_text("Total EUR 42.00")), "a.png", "image/png")
         status, accepted = server.request("POST", "/api/v1/invoices/upload", key, body, ctype)
         assert status == 202
         invoice_id = accepted["invoice"]["id"]

@@ -14,6 +14,7 @@ import urllib.request
 import pytest
 
 from tests.conftest import FAKE_MODELS, make_settings, merged, write_config
+from tests.docs import receipt_text
 from tests.served import served_factory  # noqa: F401  (fixture)
 from tests.serverproc import ROOT, ServerProcess
 
@@ -35,7 +36,7 @@ async def test_readyz_503_while_models_load_then_200(served_factory, tmp_path):
     assert {item["check"] for item in body["failing"]} == {"pool", "dispatcher"}
     assert "loading" in body["message"]
     headers = await served.tenant(credits=3)
-    refused = await served.upload_png(headers, "Total EUR 5.00")
+    refused = await served.upload_png(headers, receipt_text("Total EUR 5.00"))
     assert refused.status == 503 and "Retry-After" in refused.headers
     assert (await refused.json())["message"].startswith("Extraction queue unavailable")
 
@@ -45,7 +46,7 @@ async def test_readyz_503_while_models_load_then_200(served_factory, tmp_path):
     body = await response.json()
     assert body["status"] == "ready"
     assert [check["check"] for check in body["checks"]] == ["database", "pool", "dispatcher"]
-    accepted = await served.upload_png(headers, "Total EUR 5.00")
+    accepted = await served.upload_png(headers, receipt_text("Total EUR 5.00"))
     assert accepted.status == 202
     invoice = await served.wait_ready(headers, (await accepted.json())["invoice"]["id"])
     assert invoice["processingStatus"] == "completed"

@@ -22,7 +22,7 @@ from pipeline.context import JobContext
 from pipeline.runner import Extractor
 from pipeline.sniff import PDF
 from tests.conftest import fake_models, make_settings
-from tests.docs import INVOICE_LINES, hybrid_pdf, png_with_text, text_pdf
+from tests.docs import INVOICE_LINES, hybrid_pdf, png_with_text, receipt_text, text_pdf
 from tests.serverproc import cli
 from tests.test_vendors import ACME_TEMPLATE
 
@@ -50,8 +50,8 @@ async def operator_row(harness, invoice_id: str):
 async def test_jobs_list_shows_the_queue(harness, tmp_path):
     config = tmp_path / "config.toml"
     tenant_id, headers = await harness.tenant()
-    first = await upload(harness, headers, png_with_text("Total 1.50"), "image/png")
-    second = await upload(harness, headers, png_with_text("Total 2.50"), "image/png")
+    first = await upload(harness, headers, png_with_text(receipt_text("Total 1.50")), "image/png")
+    second = await upload(harness, headers, png_with_text(receipt_text("Total 2.50")), "image/png")
     listed = await appliance(config, "jobs", "list", "--json")
     assert listed.returncode == 0, listed.stderr
     rows = json.loads(listed.stdout)
@@ -121,7 +121,7 @@ async def test_reprocess_forces_a_tier_and_completes_again(harness, tmp_path):
     await admin.reprocess(harness.db, printed)  # no --tier: the usual routing, force cleared
     await harness.wait_ready(headers, printed)
     assert (await operator_row(harness, printed))["extraction_tier"] == 1
-    receipt = await upload(harness, headers, png_with_text("Total EUR 5.00"), "image/png")
+    receipt = await upload(harness, headers, png_with_text(receipt_text("Total EUR 5.00")), "image/png")
     await admin.reprocess(harness.db, receipt, 2)
     assert (await harness.wait_ready(headers, receipt))["processingStatus"] == "completed"  # completed again
     assert await harness.balance(headers) == 2  # three uploads, five reprocesses
@@ -136,7 +136,7 @@ def test_forced_tiers_in_the_pipeline():
     assert extractor.run(JobContext("x", PDF, force_tier=0), hybrid_pdf()).extraction_tier == 0
     no_xml = extractor.run(JobContext("x", PDF, force_tier=0), printed)
     assert no_xml.processing_status == "failed" and no_xml.processing_error.startswith("Tier 0 forced")
-    image = extractor.run(JobContext("x", "image/png", force_tier=0), png_with_text("Total 1.00"))
+    image = extractor.run(JobContext("x", "image/png", force_tier=0), png_with_text(receipt_text("Total 1.00")))
     assert image.processing_status == "failed" and "no e-invoice XML" in image.processing_error
     assert extractor.run(JobContext("x", PDF, force_tier=2), hybrid_pdf()).extraction_tier == 2
     assert extractor.run(JobContext("x", PDF, force_tier=1, templates=template), hybrid_pdf()).extraction_tier == 1

@@ -14,6 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from api.metrics import METRICS_HOST, start_metrics_server
 from appliance.metrics import Metrics
 from tests.conftest import make_settings
+from tests.docs import receipt_text
 from tests.fake_stripe import sign
 from tests.served import served_factory  # noqa: F401  (fixture)
 from tests.serverproc import free_port
@@ -58,10 +59,10 @@ async def test_queue_depth_oldest_job_and_credits_come_from_sqlite(served_factor
     gate = {"open": True}
     served = await served_factory(make_settings(tmp_path), queue_ready=lambda: gate["open"])  # no dispatcher
     headers = await served.tenant(credits=5)
-    assert (await served.upload_png(headers, "Total EUR 1.00")).status == 202
-    assert (await served.upload_png(headers, "Total EUR 2.00")).status == 202
+    assert (await served.upload_png(headers, receipt_text("Total EUR 1.00"))).status == 202
+    assert (await served.upload_png(headers, receipt_text("Total EUR 2.00"))).status == 202
     gate["open"] = False
-    assert (await served.upload_png(headers, "Total EUR 3.00")).status == 503  # debited, then refunded
+    assert (await served.upload_png(headers, receipt_text("Total EUR 3.00"))).status == 503  # debited, then refunded
     samples = await scrape(served.metrics)
     assert value(samples, "appliance_queue_jobs", state="queued") == 2
     assert value(samples, "appliance_queue_jobs", state="leased") == 0
@@ -85,7 +86,7 @@ async def test_stage_latencies_and_results_from_the_dispatcher(served_factory, t
     served = await served_factory(make_settings(tmp_path))
     await served.start_pipeline()
     headers = await served.tenant()
-    accepted = await (await served.upload_png(headers, "Invoice No: A-1\nTotal EUR 9.00")).json()
+    accepted = await (await served.upload_png(headers, receipt_text("Invoice No: A-1\nTotal EUR 9.00"))).json()
     await served.wait_ready(headers, accepted["invoice"]["id"])
     samples = await scrape(served.metrics)
     assert value(samples, "appliance_stage_duration_seconds_count", stage="ocr") == 1  # an image: OCR'd

@@ -53,7 +53,7 @@ def test_scanned_pdf_is_ocrd_up_to_the_page_limit():
     assert doc.ocr_engine == "fake-ocr" and doc.ocr_confidence == 0.9
     result = Extractor(FAKES).run(JobContext("x", PDF, max_ocr_pages=3), image_pdf(pages=5))
     assert "2 page(s) over OCR_MAX_PDF_PAGES skipped" in result.routing_reason
-    assert result.extraction_provider == "fake-ocr+rules"  # every key field found: no LLM call
+    assert result.extraction_provider == "fake-ocr+rules+fake-echo"  # every document goes through the model
 
 
 def test_visual_only_ignores_the_text_layer():

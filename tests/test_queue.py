@@ -8,7 +8,7 @@ import time
 from appliance.invoices import create_slot
 from appliance.queue import jobs
 from tests.conftest import make_settings
-from tests.docs import png_with_text
+from tests.docs import png_with_text, receipt_text
 
 
 async def test_busy_ocr_is_retried_without_counting_an_attempt(harness_factory, tmp_path, monkeypatch):
@@ -17,7 +17,7 @@ async def test_busy_ocr_is_retried_without_counting_an_attempt(harness_factory, 
     _, headers = await harness.tenant(credits=5)
     ids = []
     for n in range(3):
-        response = await harness.upload(headers, png_with_text(f"Total {n}.50"), content_type="image/png")
+        response = await harness.upload(headers, png_with_text(receipt_text(f"Total {n}.50")), content_type="image/png")
         ids.append((await response.json())["invoice"]["id"])
     for n, invoice_id in enumerate(ids):
         result = await harness.wait_ready(headers, invoice_id)
@@ -57,7 +57,9 @@ async def test_blank_page_fails_and_crashing_llm_keeps_rules(harness_factory, tm
     crash = await harness_factory(make_settings(tmp_path / "b", {"llm": {"backend": "tests.fakes:CrashLLM"}}))
     _, headers = await crash.tenant()
     invoice_id = (
-        await (await crash.upload(headers, png_with_text("Total EUR 5.00"), content_type="image/png")).json()
+        await (
+            await crash.upload(headers, png_with_text(receipt_text("Total EUR 5.00")), content_type="image/png")
+        ).json()
     )["invoice"]["id"]
     result = await crash.wait_ready(headers, invoice_id)
     assert result["data"]["total_amount"] == 5.0
@@ -115,7 +117,7 @@ async def test_busy_ocr_is_known_by_its_type_not_its_message(harness_factory, tm
         make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:BusyThenTextOcr"}, "queue": {"max_attempts": 1}})
     )
     _, headers = await harness.tenant()
-    response = await harness.upload(headers, png_with_text("Total EUR 5.00"), content_type="image/png")
+    response = await harness.upload(headers, png_with_text(receipt_text("Total EUR 5.00")), content_type="image/png")
     result = await harness.wait_ready(headers, (await response.json())["invoice"]["id"])
     assert result["processingStatus"] != "failed", result["processingError"]
     job = await harness.db.fetchone("SELECT attempts, busy_retries FROM jobs")
@@ -127,7 +129,7 @@ async def test_other_temporary_errors_spend_attempts_even_when_they_say_busy(har
         make_settings(tmp_path, {"ocr": {"engine": "tests.fake_ocr:TemporaryTroubleOcr"}, "queue": {"max_attempts": 2}})
     )
     _, headers = await harness.tenant()
-    response = await harness.upload(headers, png_with_text("Total EUR 5.00"), content_type="image/png")
+    response = await harness.upload(headers, png_with_text(receipt_text("Total EUR 5.00")), content_type="image/png")
     result = await harness.wait_ready(headers, (await response.json())["invoice"]["id"], timeout=20)
     assert result["processingStatus"] == "failed"
     assert "device busy resetting" in result["processingError"]
