@@ -153,7 +153,7 @@ def test_lora_to_gguf_failure_carries_the_stderr_tail(tmp_path, monkeypatch):
     assert not out.exists() and not out.with_name("adapter.gguf.part").exists()
     (cmd, kwargs), *_ = calls
     assert cmd[:2] == [sys.executable, str(converter)]
-    assert cmd[cmd.index("--outtype") + 1] == "f16" and cmd[-1] == str(tmp_path / "adapter")
+    assert cmd[cmd.index("--outtype") + 1] == "f16" and Path(cmd[-1]).name.startswith("adapter.")
     assert kwargs["cwd"] == converter.parent
     assert kwargs["env"]["PYTHONPATH"].split(":") == ["gguf-py", "."]
 
@@ -192,3 +192,21 @@ def test_main_writes_the_adapter_and_its_sha256(tmp_path, monkeypatch, capsys):
     digest = hashlib.sha256(b"GGUF adapter").hexdigest()
     assert (tmp_path / "adapters" / "a.gguf.sha256").read_text() == f"{digest}  a.gguf\n"
     assert digest in capsys.readouterr().out
+
+
+def test_lora_to_gguf_passes_the_adapter_without_its_model_card(monkeypatch, tmp_path):
+    """peft's README.md names the training host's paths; the converter would copy them into the GGUF."""
+    adapter = tmp_path / "adapter"
+    adapter.mkdir()
+    for name in ("adapter_config.json", "adapter_model.safetensors", "README.md"):
+        (adapter / name).write_text("x")
+    seen = []
+
+    def run(cmd, kw):
+        seen.extend(sorted(p.name for p in Path(cmd[-1]).iterdir()))
+        return subprocess.CompletedProcess(cmd, 1, "", "failed")
+
+    _stub_run(monkeypatch, run)
+    with pytest.raises(RuntimeError):
+        export.lora_to_gguf(adapter, tmp_path / "base", tmp_path / "a.gguf", converter=tmp_path / "c.py")
+    assert seen == ["adapter_config.json", "adapter_model.safetensors"]

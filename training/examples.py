@@ -130,7 +130,7 @@ def printed_values(truth: dict[str, Any], asked: list[str], doc: DocumentText) -
     return out
 
 
-def printed_amount(value: Decimal, text: str, near: str | None = None) -> str | None:
+def printed_amount(value: Decimal, text: str) -> str | None:
     """The printed form of amount ``value`` in ``text`` (the last one: totals come last)."""
     matches = [m for m in find_amounts(text) if abs(m.value) == abs(value)]
     if not matches:
@@ -210,8 +210,7 @@ def _printed_quantity(value: Decimal, text: str) -> str | None:
 
 
 def _plain(value: Decimal) -> str:
-    text = format(value.normalize(), "f")
-    return text
+    return format(value.normalize(), "f")
 
 
 def _alnum(text: str) -> str:

@@ -268,7 +268,13 @@ def lora_to_gguf(
     out.parent.mkdir(parents=True, exist_ok=True)
     part = out.with_name(out.name + ".part")
     cmd = [sys.executable, str(script), "--base", str(Path(base_dir).resolve())]
-    cmd += ["--outfile", str(part), "--outtype", outtype, str(Path(adapter_dir).resolve())]
+    # Only the adapter's two files go to the converter: it copies metadata from a README.md model
+    # card too, and peft's card names the training host's base-model path.
+    clean = Path(tempfile.mkdtemp(prefix="adapter."))
+    for name in ("adapter_config.json", "adapter_model.safetensors"):
+        if (Path(adapter_dir) / name).is_file():
+            shutil.copy2(Path(adapter_dir) / name, clean / name)
+    cmd += ["--outfile", str(part), "--outtype", outtype, str(clean)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(["gguf-py", "."]))
     try:
         done = subprocess.run(cmd, cwd=script.parent, env=env, capture_output=True, text=True)
@@ -279,6 +285,7 @@ def lora_to_gguf(
             )
         os.replace(part, out)
     finally:
+        shutil.rmtree(clean, ignore_errors=True)
         if part.exists():
             part.unlink()
     return out

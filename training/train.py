@@ -27,6 +27,7 @@ import random
 import time
 from pathlib import Path
 
+BASE_MODEL_NAME = "gemma-3-270m"
 LORA_TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 
 
@@ -205,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
             log["holdout"].append(round(value, 4))
             print(f"epoch {epoch}: hold-out answer loss {value:.4f}", flush=True)
     args.out.mkdir(parents=True, exist_ok=True)
+    # The converter copies this name into the adapter GGUF's metadata: a name, not this host's path.
+    model.peft_config["default"].base_model_name_or_path = BASE_MODEL_NAME
     model.save_pretrained(args.out)
     seconds = round(time.perf_counter() - started, 1)
     log.update(
