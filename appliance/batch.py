@@ -14,7 +14,7 @@ from typing import Any
 
 from appliance.queue.dispatcher import start_worker_pool
 from appliance.settings import Settings
-from pipeline.context import JobContext
+from pipeline.context import SOURCES, JobContext
 from pipeline.errors import OcrBusy, TemporaryError
 from pipeline.schema import ProcessingStatus
 from pipeline.sniff import sniff
@@ -48,7 +48,9 @@ def collect(paths: list[Path]) -> list[BatchItem]:
     return items
 
 
-async def _one(pool, settings: Settings, item: BatchItem, visual_only: bool) -> dict[str, Any]:
+async def _one(
+    pool, settings: Settings, item: BatchItem, visual_only: bool, sources: tuple[str, ...] = SOURCES
+) -> dict[str, Any]:
     started = time.perf_counter()
     data = await asyncio.to_thread(item.path.read_bytes)
     media_type = sniff(data[:1024])
@@ -63,7 +65,12 @@ async def _one(pool, settings: Settings, item: BatchItem, visual_only: bool) -> 
             "seconds": 0.0,
         }
     ctx = JobContext(
-        str(item.relative), media_type, settings.limits.OCR_MAX_PDF_PAGES, visual_only=visual_only, name=item.path.name
+        str(item.relative),
+        media_type,
+        settings.limits.OCR_MAX_PDF_PAGES,
+        visual_only=visual_only,
+        name=item.path.name,
+        sources=sources,
     )
     result = await _submit(pool, settings, ctx, data)
     return {
@@ -106,9 +113,15 @@ async def _submit(pool, settings: Settings, ctx: JobContext, data: bytes) -> dic
 
 
 async def run_batch(
-    settings: Settings, items: list[BatchItem], *, visual_only: bool = False, pool=None
+    settings: Settings,
+    items: list[BatchItem],
+    *,
+    visual_only: bool = False,
+    sources: tuple[str, ...] = SOURCES,
+    pool=None,
 ) -> AsyncIterator[tuple[BatchItem, dict[str, Any]]]:
-    """Extract every item on the pool, at most ``pool.size`` at once; yields (item, record) as each ends."""
+    """Extract every item on the pool, at most ``pool.size`` at once; yields (item, record) as
+    each ends. ``sources``: the value proposers of tiers 1 and 2 that run (``JobContext``)."""
     own_pool = pool is None
     if own_pool:
         pool = await start_worker_pool(settings)
@@ -116,7 +129,7 @@ async def run_batch(
 
     async def guarded(item: BatchItem):
         async with limit:
-            return item, await _one(pool, settings, item, visual_only)
+            return item, await _one(pool, settings, item, visual_only, sources)
 
     try:
         for done in asyncio.as_completed([guarded(item) for item in items]):

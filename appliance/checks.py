@@ -123,6 +123,24 @@ def check_ocr(settings: Settings) -> CheckResult:
     )
 
 
+def check_arbiter(settings: Settings) -> CheckResult:
+    """The arbiter table (``llm.arbiter_table``, empty: the bundled one) loads: without it no
+    document could be arbitrated (``pipeline.arbitrate.ArbiterTable``)."""
+    from pipeline.arbitrate import ArbiterTable
+
+    hint = 'set llm.arbiter_table to a table written by scripts/calibrate-arbiter, or to "" for the bundled one'
+    try:
+        table = ArbiterTable.load(settings.llm.arbiter_table)
+    except OSError as exc:
+        return CheckResult(
+            "arbiter", False, f"llm.arbiter_table {settings.llm.arbiter_table} cannot be read ({exc.strerror})", hint
+        )
+    except ValueError as exc:
+        return CheckResult("arbiter", False, str(exc), hint)
+    trusted = sum(bool(outcomes) for outcomes in table.trusted.values())
+    return CheckResult("arbiter", True, f"{Path(table.path).name}: {trusted} field(s) with trusted outcomes")
+
+
 def check_llm(settings: Settings) -> CheckResult:
     llm = settings.llm
     if not llm.enabled or llm.backend == "none":
@@ -280,6 +298,7 @@ CHECKS: dict[str, Callable[[Settings], CheckResult]] = {
     "database": check_database,
     "ocr": check_ocr,
     "llm": check_llm,
+    "arbiter": check_arbiter,
     "ray": check_ray,
 }
 

@@ -126,6 +126,10 @@ class LlmSettings(Section):
     n_threads: int = Field(1, ge=1)
     max_tokens: int = Field(512, ge=1)
     enabled: bool = True
+    # Which outcomes of rules vs model a key field may be completed on, and who wins disputes:
+    # a table fitted by scripts/calibrate-arbiter for one model; empty: the one fitted for the
+    # bundled model and adapter (pipeline/arbiter_table.json).
+    arbiter_table: str = ""
 
     def adapter(self) -> str:
         """The adapter file to load ("" for none), after the rule above."""
@@ -221,6 +225,7 @@ class Settings(BaseModel):
             llm_threads=self.llm.n_threads,
             llm_max_tokens=self.llm.max_tokens,
             llm_enabled=self.llm.enabled,
+            llm_arbiter_table=self.llm.arbiter_table,
             data_dir=str(self.data_dir),
             worker_memory_mb=self.limits.worker_memory_mb,
             job_timeout_seconds=self.limits.job_timeout_seconds,

@@ -69,6 +69,8 @@ class LlamaCppBackend:
             ) from exc
         self.model_path = str(path)
         self.lora_path = lora_path or None
+        if self.lora_path:  # extractionProvider then names the adapter an answer came from
+            self.name = f"llama_cpp:{Path(self.lora_path).stem}"
         self._llm = Llama(
             model_path=str(path), lora_path=self.lora_path, n_ctx=n_ctx, n_threads=n_threads, verbose=False
         )

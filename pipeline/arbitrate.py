@@ -6,54 +6,62 @@ header field: a template's value wins (an operator wrote it for this vendor); ot
 rules and the model agree the value is *confirmed*; when only one proposes a value it is taken
 as it is; when they disagree, amounts are settled by the invoice's arithmetic (the candidate
 with which the totals add up), anything else by the source that was right more often in such
-disputes on the hold-out fold of the training data (``PREFERRED``; see
-``scripts/calibrate-confidence``). Line items: the first candidate list whose sum matches the
-invoice's totals (rules first), else the longer one.
+disputes on the hold-out fold of the training data (the table's ``preferred``). Line items: the first
+candidate list whose sum matches the invoice's totals (rules first), else the longer one.
 
 ``key_field_reasons`` turns the outcome into clerk-readable reasons for ``needs_review``
-(spec 3.1: ``completed`` means nobody has to look): a key field in dispute, a key field that
-only one source read where that source alone was not reliable enough, or a key field missing.
+(spec 3.1: ``completed`` means nobody has to look): a key field missing, or set on an outcome
+(agreed, one source alone, a dispute won by a source) that was not right often enough on the
+hold-out fold. Both live in an ``ArbiterTable``: ``arbiter_table.json`` beside this module,
+fitted by ``scripts/calibrate-arbiter`` for the bundled model and adapter on the training data's
+hold-out fold (never on the dev set), or an operator's own (``llm.arbiter_table``).
 Imports only ``pipeline`` modules; must not import ``api`` or ``appliance``.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pipeline.money import agree, cents, is_amount
-from pipeline.schema import AMOUNT_FIELDS, DATE_FIELDS, HEADER_FIELDS, ID_FIELDS, Source
+from pipeline.schema import AMOUNT_FIELDS, DATE_FIELDS, HEADER_FIELDS, ID_FIELDS, KEY_FIELDS, Source
 from pipeline.validate import balance_adds_up, lines_add_up, totals_add_up
 
-# Which source wins a dispute over a field (not an amount), from the hold-out fold of the
-# training data (scripts/calibrate-confidence --arbiter): the rules' label logic for IDs and
-# dates, the model for names and addresses, where the rules' layout heuristics take a logo
-# line or cut an address after its first line.
-PREFERRED: dict[str, Source] = {
-    "invoice_number": Source.RULES,
-    "invoice_date": Source.RULES,
-    "due_date": Source.RULES,
-    "vendor_name": Source.LLM,
-    "vendor_address": Source.LLM,
-    "vendor_tax_id": Source.RULES,
-    "vendor_email": Source.RULES,
-    "customer_name": Source.LLM,
-    "currency": Source.RULES,
-    "payment_terms": Source.LLM,
-}
-# Key fields that one source alone may set without a reviewer: measured single-source
-# accuracy >= 0.95 on the dev-set benchmark of the rules (issue 9); not yet re-measured on the
-# hold-out fold of the training data (the model alone is not trusted for names or totals).
-SINGLE_SOURCE_TRUSTED: dict[str, frozenset[Source]] = {
-    "invoice_number": frozenset({Source.RULES}),
-    "invoice_date": frozenset({Source.RULES}),
-    "vendor_name": frozenset({Source.RULES}),
-    "total_amount": frozenset({Source.RULES}),
-    "currency": frozenset({Source.RULES, Source.LLM}),
-}
+TABLE_PATH = Path(__file__).with_name("arbiter_table.json")
+
+
+@dataclass(frozen=True)
+class ArbiterTable:
+    """What ``scripts/calibrate-arbiter`` measured for one model (base GGUF + adapter) on the
+    hold-out fold of the training data: ``preferred`` (field -> the source that wins a dispute
+    over a field that is not an amount) and ``trusted`` (field -> the outcomes
+    ``"status:source"``, e.g. ``"agreed:rules"``, ``"model:llm"``, on which a key field may be
+    completed without a reviewer). ``path`` names the file it came from."""
+
+    preferred: dict[str, Source]
+    trusted: dict[str, frozenset[str]]
+    path: str = ""
+
+    @classmethod
+    def load(cls, path: str | Path = "") -> ArbiterTable:
+        """The table in ``path`` (``arbiter_table.json`` of this package when empty). Raises
+        OSError when the file cannot be read, ValueError when it is not such a table."""
+        path = Path(path) if path else TABLE_PATH
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        try:
+            preferred = {name: Source(value) for name, value in raw["preferred"].items()}
+            trusted = {name: frozenset(values) for name, values in raw["trusted"].items()}
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise ValueError(f"{path} is not an arbiter table (preferred and trusted): {exc}") from exc
+        return cls(preferred, trusted, str(path))
+
+
+BUNDLED_TABLE = ArbiterTable.load()
 # Key fields whose absence needs a look (a receipt has no invoice number; currency is often
 # implicit).
 REQUIRED_KEYS = ("invoice_date", "vendor_name", "total_amount")
@@ -88,9 +96,11 @@ def same(name: str, a: Any, b: Any) -> bool:
     return left == right or difflib.SequenceMatcher(None, left, right).ratio() >= _TEXT_RATIO
 
 
-def arbitrate(template: dict[str, Any], rules: dict[str, Any], model: dict[str, Any]) -> dict[str, Decision]:
+def arbitrate(
+    template: dict[str, Any], rules: dict[str, Any], model: dict[str, Any], table: ArbiterTable = BUNDLED_TABLE
+) -> dict[str, Decision]:
     """One Decision per header field that any source filled (normalised values in, chosen
-    values out)."""
+    values out); ``table`` says who wins a dispute over a field that is not an amount."""
     decisions: dict[str, Decision] = {}
     disputed_amounts = []
     for name in HEADER_FIELDS:
@@ -103,7 +113,7 @@ def arbitrate(template: dict[str, Any], rules: dict[str, Any], model: dict[str, 
             elif name in AMOUNT_FIELDS:
                 disputed_amounts.append(name)
                 decisions[name] = Decision(r, Source.RULES, "disputed", m, Source.LLM)
-            elif PREFERRED.get(name, Source.RULES) == Source.LLM:
+            elif table.preferred.get(name, Source.RULES) == Source.LLM:
                 decisions[name] = Decision(m, Source.LLM, "disputed", r, Source.RULES)
             else:
                 decisions[name] = Decision(r, Source.RULES, "disputed", m, Source.LLM)
@@ -136,24 +146,26 @@ def choose_lines(candidates: list[list[dict[str, Any]]], header: dict[str, Any])
     return max(filled, key=lambda pair: len(pair[1]))
 
 
-def key_field_reasons(decisions: dict[str, Decision], printed: dict[str, str] | None = None) -> list[str]:
+def key_field_reasons(decisions: dict[str, Decision], table: ArbiterTable = BUNDLED_TABLE) -> list[str]:
     """Reasons, for ``validationErrors``, why the key fields are not yet trustworthy (empty when
-    every key field is confirmed or reliable). ``printed``: the model's printed values, quoted."""
+    every key field was set by a template or on an outcome ``table`` trusts)."""
     reasons = []
-    for name in ("invoice_number", "invoice_date", "vendor_name", "total_amount", "currency"):
+    for name in KEY_FIELDS:
         decision = decisions.get(name)
         if decision is None:
             if name in REQUIRED_KEYS:
                 reasons.append(f"{name} not found in the document")
+            continue
+        if decision.status == "template" or f"{decision.status}:{decision.source}" in table.trusted.get(name, ()):
             continue
         if decision.status == "disputed":
             reasons.append(
                 f"{name} {_show(decision.value)} not confirmed: the {_who(decision.other_source)} "
                 f"read {_show(decision.other)}"
             )
-        elif decision.status in ("rules", "model") and decision.source not in SINGLE_SOURCE_TRUSTED.get(
-            name, frozenset()
-        ):
+        elif decision.status == "agreed":
+            reasons.append(f"{name} {_show(decision.value)} read alike by rules and model, still not reliable")
+        else:
             reasons.append(f"{name} {_show(decision.value)} read by the {_who(decision.source)} only, not confirmed")
     return reasons
 

@@ -13,7 +13,8 @@ class ModelConfig:
     No defaults here: the appliance's settings own them, and ``Settings.worker_models()`` is
     the one place that builds a ModelConfig (names as in config.toml: ``ocr.engine``,
     ``ocr.OCR_LANG``, ``ocr.threads``, ``ocr.dpi``, ``llm.*``
-    (``llm_adapter_path``: the LoRA GGUF to apply, "" for none),
+    (``llm_adapter_path``: the LoRA GGUF to apply, "" for none; ``llm_arbiter_table``: the
+    ``pipeline.arbitrate.ArbiterTable`` file, "" for the bundled one),
     ``limits.worker_memory_mb``
     (MB, 0: no limit) and ``limits.job_timeout_seconds`` (seconds, 0: none)).
     """
@@ -29,9 +30,13 @@ class ModelConfig:
     llm_threads: int
     llm_max_tokens: int
     llm_enabled: bool
+    llm_arbiter_table: str
     data_dir: str
     worker_memory_mb: int
     job_timeout_seconds: float
+
+
+SOURCES = ("template", "rules", "model")  # the value proposers of tiers 1 and 2
 
 
 @dataclass(frozen=True)
@@ -51,3 +56,4 @@ class JobContext:
     name: str | None = None
     templates: tuple[tuple[str, str], ...] = ()
     force_tier: int | None = None
+    sources: tuple[str, ...] = ("template", "rules", "model")

@@ -11,8 +11,8 @@ from typing import Any
 
 from models.registry import load_llm, load_ocr
 from pipeline import normalise
-from pipeline.arbitrate import arbitrate, choose_lines, key_field_reasons
-from pipeline.context import JobContext, ModelConfig
+from pipeline.arbitrate import ArbiterTable, arbitrate, choose_lines, key_field_reasons
+from pipeline.context import SOURCES, JobContext, ModelConfig
 from pipeline.document import DocumentText
 from pipeline.einvoice import EInvoiceError, read_einvoice
 from pipeline.errors import OcrBusy, TemporaryError
@@ -20,7 +20,7 @@ from pipeline.evidence import build_evidence
 from pipeline.llm_extract import llm_extract
 from pipeline.print_check import print_disagreements
 from pipeline.result import ExtractionResult
-from pipeline.rules import extract_rules
+from pipeline.rules import RulesResult, extract_rules
 from pipeline.schema import HEADER_FIELDS, ProcessingStatus, Source
 from pipeline.sniff import PDF, sniff
 from pipeline.templates import TemplateError, apply_template, layout_text, load_template
@@ -58,6 +58,7 @@ class Extractor:
     def __init__(self, models: ModelConfig, gate: Any = None) -> None:
         self.models = models
         self.gate = gate or OcrGate(1)
+        self.arbiter = ArbiterTable.load(models.llm_arbiter_table)
         self.ocr = load_ocr(models.ocr_engine, lang=models.ocr_lang, threads=models.ocr_threads)
         self.llm = None
         if models.llm_enabled:
@@ -198,12 +199,14 @@ class Extractor:
                 processing_error=f"Tier 1 forced, but no vendor template applies ({template_note})",
                 timings=timings,
             )
-        found = extract_rules(doc)
+        sources = ctx.sources if ctx is not None else SOURCES
+        found = extract_rules(doc) if "rules" in sources else RulesResult()
         timings["rules"] = round(time.perf_counter() - started, 3)
         provider = [f"template:{template.template_name}"] if template else []
-        provider.append("rules")
+        if "rules" in sources:
+            provider.append("rules")
         answer = None
-        if self.llm is not None:  # every document without XML: the model proposes every field
+        if self.llm is not None and "model" in sources:  # every document without XML: the model proposes every field
             started = time.perf_counter()
             try:
                 answer = llm_extract(doc, self.llm, max_tokens=self.models.llm_max_tokens)
@@ -215,6 +218,7 @@ class Extractor:
             normalise.fields(template.fields) if template else {},
             normalise.fields(found.fields),
             answer.fields if answer else {},
+            self.arbiter,
         )
         fields = {name: decision.value for name, decision in decisions.items()}
         source = {name: decision.source for name, decision in decisions.items()}
@@ -222,7 +226,7 @@ class Extractor:
         candidates.append(answer.line_items if answer else [])
         chosen, lines = choose_lines(candidates, fields)
         data = normalise.data(fields, lines, doc.text)
-        errors = validate(data) + key_field_reasons(decisions)
+        errors = validate(data) + key_field_reasons(decisions, self.arbiter)
         evidence = build_evidence(
             data,
             doc=doc,
@@ -263,7 +267,7 @@ class Extractor:
         a note for routingReason). A broken template is skipped, never fatal."""
         if ctx is not None and ctx.force_tier == 2:
             return None, None, "vendor templates skipped"
-        if ctx is None or not ctx.templates:
+        if ctx is None or not ctx.templates or "template" not in ctx.sources:
             return None, None, "no vendor template"
         ordered = sorted(ctx.templates, key=lambda t: t[0] != ctx.vendor_id)
         text = layout_text(doc)  # rendered once for every template tried

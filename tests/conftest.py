@@ -28,9 +28,12 @@ needs_datasets = pytest.mark.skipif(
     reason="../shared/datasets is absent: it exists beside CI's clone, not on a customer's machine",
 )
 
+# The fakes are not calibrated: their arbiter table trusts a key field the rules read (alone or
+# alike with the model), so that job-flow tests can reach ``completed``.
+RULES_TRUSTED_TABLE = str(Path(__file__).with_name("data") / "arbiter_rules_trusted.json")
 FAKE_MODELS = {
     "ocr": {"engine": "tests.fake_ocr:TextOcr"},
-    "llm": {"backend": "tests.fakes:EchoLLM"},
+    "llm": {"backend": "tests.fakes:EchoLLM", "arbiter_table": RULES_TRUSTED_TABLE},
     "pool": {"backend": "inline", "workers": 2},
     "queue": {"backoff_seconds": 0.05, "poll_seconds": 0.05},
 }
@@ -117,7 +120,9 @@ def fake_models(ocr: str = "tests.fake_ocr:TextOcr", llm: str = "tests.fakes:Ech
     """What workers load, with fake back-ends, derived from Settings as the appliance derives it;
     ``limits`` are ``[limits]`` keys (``job_timeout_seconds``, ``worker_memory_mb``)."""
     return Settings(
-        ocr=OcrSettings(engine=ocr), llm=LlmSettings(backend=llm), limits=LimitSettings(**limits)
+        ocr=OcrSettings(engine=ocr),
+        llm=LlmSettings(backend=llm, arbiter_table=RULES_TRUSTED_TABLE),
+        limits=LimitSettings(**limits),
     ).worker_models()
 
 

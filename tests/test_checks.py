@@ -34,15 +34,17 @@ def test_cli_fails_before_init_then_passes(tmp_path):
         "ok   database",
         "ok   ocr",
         "ok   llm",
+        "ok   arbiter",
         "ok   ray",
     ]
     assert lines[1].startswith("ok   database: migrated (") and lines[1].endswith(" steps)")
-    assert lines[4] == "ok   ray: not used (pool.backend = inline)"
+    assert lines[5] == "ok   ray: not used (pool.backend = inline)"
     skipped = cli(config, "check", "--skip", "ray", "--skip", "ocr")
     assert [line.split(":")[0] for line in skipped.stdout.splitlines()] == [
         "ok   data_dir",
         "ok   database",
         "ok   llm",
+        "ok   arbiter",
     ]
 
 
@@ -93,6 +95,16 @@ def test_configured_model_path_must_be_a_gguf_file(tmp_path):
     gguf.write_bytes(b"GGUF" + b"\0" * 100)
     assert checks.check_llm(make_settings(tmp_path, {"llm": {"backend": "llama_cpp", "model_path": str(gguf)}})).ok
     assert checks.check_llm(make_settings(tmp_path, {"llm": {"backend": "llama_cpp", "enabled": False}})).ok
+
+
+def test_arbiter_table_must_load(tmp_path):
+    assert checks.check_arbiter(make_settings(tmp_path, {"llm": {"arbiter_table": ""}})).ok
+    missing = checks.check_arbiter(make_settings(tmp_path, {"llm": {"arbiter_table": str(tmp_path / "none.json")}}))
+    assert not missing.ok and "cannot be read" in missing.detail and "calibrate-arbiter" in missing.hint
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text('{"preferred": {}}')
+    result = checks.check_arbiter(make_settings(tmp_path, {"llm": {"arbiter_table": str(wrong)}}))
+    assert not result.ok and "is not an arbiter table" in result.detail
 
 
 def test_bundled_gguf_with_a_wrong_sha256_fails(tmp_path):

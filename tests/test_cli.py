@@ -73,6 +73,27 @@ def test_extract_prints_one_json_object_per_file(config, tmp_path):
     assert len(records) == 1 and records[0]["data"]["invoice_number"] == "INV-2024-001"
 
 
+def test_extract_sources_leave_the_rules_or_the_model_out(config, tmp_path):
+    pdf = tmp_path / "a.pdf"
+    pdf.write_bytes(text_pdf(INVOICE_LINES))
+    providers = {}
+    for sources in ("rules", "model", "template,rules,model"):
+        result = cli(config, "extract", "--sources", sources, str(pdf))
+        assert result.returncode == 0, result.stderr
+        providers[sources] = json.loads(result.stdout.strip().splitlines()[-1])["extractionProvider"].split("+")
+    assert "rules" in providers["rules"] and len(providers["rules"]) == 1
+    assert "rules" not in providers["model"] and len(providers["model"]) == 1
+    assert providers["template,rules,model"] == ["rules", *providers["model"]]
+
+
+def test_extract_refuses_unknown_sources(config, tmp_path):
+    pdf = tmp_path / "a.pdf"
+    pdf.write_bytes(text_pdf(INVOICE_LINES))
+    result = cli(config, "extract", "--sources", "rules,oracle", str(pdf))
+    assert result.returncode == 2 and "choose from template, rules, model" in result.stderr
+    assert result.stdout == ""
+
+
 def test_invoice_show_has_operator_fields(config, tmp_path):
     import asyncio
 

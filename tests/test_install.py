@@ -107,4 +107,5 @@ def test_the_wheel_carries_every_package_and_the_confidence_table(tmp_path):
     for package in packages:
         assert f"{package}/__init__.py" in names, package
     assert "pipeline/confidence_table.json" in names
+    assert "pipeline/arbiter_table.json" in names
     assert not any(name.startswith("tests/") for name in names)

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from models.llm import DOC_END, DOC_START
-from pipeline.arbitrate import arbitrate, choose_lines, key_field_reasons, same
+from pipeline.arbitrate import BUNDLED_TABLE, TABLE_PATH, ArbiterTable, arbitrate, choose_lines, key_field_reasons, same
 from pipeline.document import DocumentText, Line, Page, Word
 from pipeline.llm_extract import (
     ANSWER_FIELDS,
@@ -22,7 +23,7 @@ from pipeline.llm_extract import (
     parse_answer,
     render_document,
 )
-from pipeline.schema import Source
+from pipeline.schema import HEADER_FIELDS, KEY_FIELDS, Source
 from tests.fakes import CrashLLM, EchoLLM, GarbageLLM
 
 INVOICE = "Invoice No: INV-7731\nDate: 05/03/2024\nACME Tools GmbH\nTotal: EUR 1.234,50"
@@ -133,37 +134,79 @@ def test_garbage_answer_gives_nothing_and_a_crash_propagates():
 # -- arbitration --------------------------------------------------------------------------------
 
 
-def test_agreement_confirms_and_a_single_trusted_source_is_enough():
+@pytest.fixture
+def table() -> ArbiterTable:
+    """A fixed arbiter table: the tests check the mechanism, the shipped table is measured."""
+    preferred = {"invoice_number": Source.RULES, "vendor_name": Source.LLM, "vendor_address": Source.LLM}
+    return ArbiterTable(preferred, {name: frozenset({"agreed:rules", "rules:rules"}) for name in KEY_FIELDS})
+
+
+def test_the_shipped_arbiter_table_names_fields_sources_and_outcomes():
+    raw = json.loads(TABLE_PATH.read_text())
+    table = ArbiterTable.load()
+    assert table == BUNDLED_TABLE and table.path == str(TABLE_PATH)
+    assert set(table.preferred) <= set(HEADER_FIELDS)
+    assert set(table.preferred.values()) <= {Source.RULES, Source.LLM}
+    statuses = {"agreed", "rules", "model", "disputed"}
+    for name, outcomes in table.trusted.items():
+        assert name in HEADER_FIELDS  # only the key fields are read; the others are reported
+        for outcome in outcomes:
+            status, source = outcome.split(":")
+            assert status in statuses and Source(source) in (Source.RULES, Source.LLM), outcome
+    assert "calibrate-arbiter" in raw["note"]
+
+
+def test_a_table_that_is_not_one_is_a_value_error(tmp_path):
+    path = tmp_path / "table.json"
+    path.write_text('{"preferred": {"vendor_name": "oracle"}, "trusted": {}}')
+    with pytest.raises(ValueError, match="is not an arbiter table"):
+        ArbiterTable.load(path)
+    with pytest.raises(OSError):
+        ArbiterTable.load(tmp_path / "missing.json")
+
+
+def test_an_untrusted_agreement_and_an_untrusted_dispute_winner_are_reasons(table):
+    only_rules = replace(table, trusted={**table.trusted, "invoice_number": frozenset({"rules:rules"})})
+    decisions = arbitrate({}, {"invoice_number": "INV-1"}, {"invoice_number": "INV-1"}, only_rules)
+    reasons = key_field_reasons(decisions, only_rules)
+    assert reasons[0] == "invoice_number 'INV-1' read alike by rules and model, still not reliable"
+    disputes = replace(table, trusted={**table.trusted, "invoice_number": frozenset({"disputed:rules"})})
+    decisions = arbitrate({}, {"invoice_number": "INV-1"}, {"invoice_number": "INV-7"}, disputes)
+    assert not any(reason.startswith("invoice_number") for reason in key_field_reasons(decisions, disputes))
+
+
+def test_agreement_confirms_and_a_single_trusted_source_is_enough(table):
     rules = {"invoice_number": "INV-1", "invoice_date": "2024-03-05", "total_amount": Decimal("10.00")}
     model = {"invoice_number": "inv 1", "vendor_name": "ACME GmbH", "total_amount": Decimal("10.00")}
-    decisions = arbitrate({}, rules, {**model, "invoice_date": "2024-03-05"})
+    decisions = arbitrate({}, rules, {**model, "invoice_date": "2024-03-05"}, table)
     assert decisions["invoice_number"].status == "agreed" and decisions["invoice_number"].value == "INV-1"
     assert decisions["vendor_name"].status == "model"
-    reasons = key_field_reasons(decisions)
+    reasons = key_field_reasons(decisions, table)
     assert reasons == ["vendor_name 'ACME GmbH' read by the model only, not confirmed"]
-    assert key_field_reasons(arbitrate({}, {**rules, "vendor_name": "ACME GmbH"}, {})) == []
+    assert key_field_reasons(arbitrate({}, {**rules, "vendor_name": "ACME GmbH"}, {}, table), table) == []
 
 
-def test_a_disputed_total_is_settled_by_the_arithmetic_and_still_flagged():
+def test_a_disputed_total_is_settled_by_the_arithmetic_and_still_flagged(table):
     rules = {"subtotal": Decimal("50.00"), "tax_amount": Decimal("3.60"), "total_amount": Decimal("100.00")}
     model = {"total_amount": Decimal("53.60")}
-    decisions = arbitrate({}, rules, model)
+    decisions = arbitrate({}, rules, model, table)
     assert decisions["total_amount"].value == Decimal("53.60") and decisions["total_amount"].source == Source.LLM
-    assert "total_amount 53.60 not confirmed: the rules read 100.00" in key_field_reasons(decisions)
+    assert "total_amount 53.60 not confirmed: the rules read 100.00" in key_field_reasons(decisions, table)
 
 
-def test_a_template_value_wins_and_names_prefer_the_model_in_a_dispute():
+def test_a_template_value_wins_and_names_prefer_the_model_in_a_dispute(table):
     decisions = arbitrate(
         {"invoice_number": "T-1"},
         {"invoice_number": "R-1", "vendor_name": "BRAND"},
         {"vendor_name": "Acme Trading Sdn Bhd"},
+        table,
     )
     assert decisions["invoice_number"].source == Source.TEMPLATE
     assert decisions["vendor_name"].value == "Acme Trading Sdn Bhd" and decisions["vendor_name"].status == "disputed"
 
 
-def test_missing_key_fields_are_reasons():
-    assert key_field_reasons({}) == [
+def test_missing_key_fields_are_reasons(table):
+    assert key_field_reasons({}, table) == [
         "invoice_date not found in the document",
         "vendor_name not found in the document",
         "total_amount not found in the document",

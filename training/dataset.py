@@ -95,7 +95,9 @@ def synth_dir_tasks(folder: Path, cache: str | None) -> tuple[list[tuple], dict[
     for truth_path in sorted(folder.glob("*.json")):
         truth = json.loads(truth_path.read_text())
         stem, lang = truth_path.stem, truth_path.stem.rsplit("-", 1)[-1]
-        asked = [name for name, value in truth.items() if name != "line_items" and value is not None]
+        # The generator's truth is complete (null where the print shows nothing), so its
+        # prompts ask every field, as serving does, and the answer leaves the absent ones out.
+        asked = [name for name in truth if name != "line_items"]
         for suffix, mode, is_pdf in ((".pdf", "text_layer", True), (".jpg", "ocr", False)):
             if (folder / f"{stem}{suffix}").is_file():
                 key = f"synth:{folder.name}-{stem}:{mode}"

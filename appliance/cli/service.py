@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from appliance.settings import Settings
+from pipeline.context import SOURCES
 from pipeline.schema import ProcessingStatus
 
 
@@ -112,6 +113,14 @@ def restore(settings: Settings, path: Path, force: bool) -> None:
     )
 
 
+def _sources(ctx, param, value: str) -> tuple[str, ...]:
+    chosen = tuple(part.strip() for part in value.split(",") if part.strip())
+    unknown = [part for part in chosen if part not in SOURCES]
+    if unknown or not chosen:
+        raise click.BadParameter(f"choose from {', '.join(SOURCES)} (got {value!r})")
+    return chosen
+
+
 @click.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, exists=True))
 @click.option(
@@ -122,8 +131,17 @@ def restore(settings: Settings, path: Path, force: bool) -> None:
     help="write DIR/<path relative to the given folder>.json instead of printing",
 )
 @click.option("--visual-only", is_flag=True, help="ignore PDF text layers: render and OCR every page")
+@click.option(
+    "--sources",
+    default=",".join(SOURCES),
+    show_default=True,
+    callback=_sources,
+    help="value proposers that run, comma-separated (e.g. 'rules' for the rules alone, 'model' for the model alone)",
+)
 @click.pass_obj
-def extract(settings: Settings, paths: tuple[Path, ...], out_dir: Path | None, visual_only: bool) -> None:
+def extract(
+    settings: Settings, paths: tuple[Path, ...], out_dir: Path | None, visual_only: bool, sources: tuple[str, ...]
+) -> None:
     """Run the pipeline on files or folders (.pdf .jpg .jpeg .png, recursively), in parallel on the pool."""
     from appliance.batch import collect, run_batch, write_record
 
@@ -134,7 +152,7 @@ def extract(settings: Settings, paths: tuple[Path, ...], out_dir: Path | None, v
 
     async def go() -> int:
         started, failed, done = time.perf_counter(), 0, 0
-        async for item, record in run_batch(settings, items, visual_only=visual_only):
+        async for item, record in run_batch(settings, items, visual_only=visual_only, sources=sources):
             done += 1
             failed += record["processingStatus"] == ProcessingStatus.FAILED
             if out_dir is None:
