@@ -15,6 +15,7 @@ from pipeline.arbitrate import BUNDLED_TABLE, TABLE_PATH, ArbiterTable, arbitrat
 from pipeline.document import DocumentText, Line, Page, Word
 from pipeline.llm_extract import (
     ANSWER_FIELDS,
+    amount_of,
     build_prompt,
     clip_document,
     format_answer,
@@ -27,6 +28,7 @@ from pipeline.schema import HEADER_FIELDS, KEY_FIELDS, Source
 from tests.fakes import CrashLLM, EchoLLM, GarbageLLM
 
 INVOICE = "Invoice No: INV-7731\nDate: 05/03/2024\nACME Tools GmbH\nTotal: EUR 1.234,50"
+RECEIPT = "SAM SAM TRADING CO\nKopi O 1 14.10\nTOTAL RM14.10"
 
 
 def doc_of(text: str) -> DocumentText:
@@ -100,6 +102,39 @@ def test_grounding_keeps_printed_values_and_normalises_them():
     assert got.line_items == [
         {"description": "Bolt", "quantity": Decimal("2"), "unit_price": Decimal("1.50"), "line_total": Decimal("3.00")}
     ]
+
+
+@pytest.mark.parametrize(
+    ("printed", "amount"),
+    [
+        ("RM14.10", "14.10"),
+        ("RM 93.45", "93.45"),
+        ("$8,427.70", "8427.70"),
+        ("1.234,50 €", "1234.50"),
+        ("EUR 1.234,50", "1234.50"),
+        ("-EUR 3,00", "-3.00"),
+        ("12.00", "12.00"),
+        ("RM", None),
+        ("12.00 or 13.00", None),
+        ("about 12 items", None),
+    ],
+)
+def test_an_amount_is_read_with_its_currency_around_it(printed, amount):
+    assert amount_of(printed) == (Decimal(amount) if amount else None)
+
+
+def test_grounding_keeps_an_amount_copied_with_its_currency():
+    got = ground({"total_amount": "RM14.10", "line_items": [["Kopi O", "1", "RM 14.10", "RM 14.10"]]}, RECEIPT)
+    assert got.fields == {"total_amount": Decimal("14.10")} and got.printed == {"total_amount": "RM14.10"}
+    assert got.line_items == [
+        {
+            "description": "Kopi O",
+            "quantity": Decimal("1"),
+            "unit_price": Decimal("14.10"),
+            "line_total": Decimal("14.10"),
+        }
+    ]
+    assert ground({"total_amount": "RM 15.10"}, RECEIPT).dropped == ["total_amount"]  # not printed
 
 
 @pytest.mark.parametrize(
