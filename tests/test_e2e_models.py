@@ -1,5 +1,6 @@
 """End to end with the real models on real documents from ../shared/datasets: the embedded OCR
-engine (rapidocr) and the embedded GGUF (Gemma 3 270M via llama.cpp), one test per pipeline path.
+engine (rapidocr) and the embedded GGUF (Gemma 3 270M via llama.cpp) with our bundled LoRA
+adapter, one test per pipeline path.
 
 Text-layer PDF: upload through the API to a real server, poll until ready.
 Scanned image: ``appliance extract`` (the batch path) on the real Ray pool.
@@ -8,6 +9,7 @@ Scanned image: ``appliance extract`` (the batch path) on the real Ray pool.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -15,6 +17,16 @@ from tests.conftest import DATASETS, make_settings, needs_datasets, write_config
 from tests.serverproc import cli
 
 pytestmark = [pytest.mark.model, pytest.mark.slow, needs_datasets]
+
+ADAPTER_PROVIDER = "llama_cpp:gemma3-270m-invoice-lora"  # llm.adapter_path's default
+
+
+def agreed(routing_reason: str) -> int:
+    """The number of fields on which model and rules agreed, from the routing reason."""
+    found = re.search(r"model and rules agree on (\d+) field", routing_reason)
+    assert found, routing_reason
+    return int(found.group(1))
+
 
 REAL_MODELS = {
     "ocr": {"engine": "rapidocr"},
@@ -35,8 +47,10 @@ async def test_text_layer_pdf_through_the_api(harness_factory, tmp_path):
     assert invoice["data"]["invoice_date"] == "2014-08-03"
     assert invoice["data"]["currency"] == "USD"
     assert invoice["ocrConfidence"] is None  # exact text layer, no OCR
-    row = await harness.db.fetchone("SELECT extraction_tier, extraction_provider FROM invoices")
-    assert row["extraction_tier"] == 2 and row["extraction_provider"].startswith("rules")
+    row = await harness.db.fetchone("SELECT extraction_tier, extraction_provider, routing_reason FROM invoices")
+    # the bundled model with our adapter read it too, and agreed with the rules on most fields
+    assert row["extraction_tier"] == 2 and row["extraction_provider"] == f"rules+{ADAPTER_PROVIDER}"
+    assert agreed(row["routing_reason"]) >= 4, row["routing_reason"]
 
 
 def test_scanned_receipt_through_extract_on_ray(tmp_path):
@@ -58,7 +72,8 @@ def test_scanned_receipt_through_extract_on_ray(tmp_path):
     assert record["data"]["total_amount"] == truth["total_amount"]
     assert record["data"]["invoice_date"] == truth["invoice_date"]
     assert record["ocrConfidence"] is not None and 0.5 < record["ocrConfidence"] <= 1
-    assert record["extractionProvider"].startswith("rapidocr")
+    assert record["extractionProvider"] == f"rapidocr+rules+{ADAPTER_PROVIDER}"
+    assert agreed(record["routingReason"]) >= 2, record["routingReason"]
 
 
 def test_e_invoice_is_read_from_its_xml_without_ocr_or_llm(tmp_path):
