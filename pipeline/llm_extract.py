@@ -27,7 +27,7 @@ from typing import Any
 from models.llm import DOC_END, DOC_START
 from pipeline import normalise
 from pipeline.document import DocumentText
-from pipeline.parsers import detect_currency, guess_dayfirst, parse_amount_decimal, parse_date
+from pipeline.parsers import detect_currency, guess_dayfirst, parse_date, parse_priced_amount
 from pipeline.schema import AMOUNT_FIELDS, DATE_FIELDS, HEADER_FIELDS
 
 # The fields the model answers, in the order it writes them (spec 2.9's order).
@@ -189,7 +189,7 @@ def ground(answer: dict, text: str) -> LlmAnswer:
         elif not _is_real_string(value, key):
             kept = None
         elif key in AMOUNT_FIELDS:
-            amount = amount_of(value)
+            amount = parse_priced_amount(value)
             if number_digits is None:
                 number_digits = _number_digits(text)
             if amount is not None and _digits_of(amount) & number_digits:
@@ -222,19 +222,6 @@ def llm_extract(doc: DocumentText, backend, max_tokens: int = 512, char_budget: 
     return answer
 
 
-def amount_of(printed: str) -> Decimal | None:
-    """An amount as the model copied it, with its currency code or symbol or without:
-    ``"RM14.10"`` -> 14.10, ``"$8,427.70"`` -> 8427.70, ``"1.234,50 €"`` -> 1234.50,
-    ``"-EUR 3,00"`` -> -3.00. None when what is left is not a number alone
-    (``parsers.parse_amount_decimal``). Up to 5 characters before and 4 after the number are
-    taken as the currency: the model copies "as printed", and receipts print "RM 14.10"."""
-    text = printed.strip()
-    sign = "-" if text[:1] in ("-", "−", "–") else ""
-    text = re.sub(r"^[^\d\-−–]{1,5}", "", text[len(sign) :].lstrip()).lstrip()
-    text = re.sub(r"(?<=\d)\s*[^\d\s]{1,4}$", "", text)
-    return parse_amount_decimal(sign + text)
-
-
 def _line_item(row: Any, letters: str) -> dict[str, Any] | None:
     if isinstance(row, dict):
         row = [row.get(column) for column in LINE_COLUMNS]
@@ -246,7 +233,7 @@ def _line_item(row: Any, letters: str) -> dict[str, Any] | None:
     item: dict[str, Any] = {"description": description}
     for column, cell in zip(LINE_COLUMNS[1:], row[1:], strict=False):
         if cell is not None:
-            number = amount_of(str(cell))
+            number = parse_priced_amount(str(cell))
             if number is not None:
                 item[column] = number
     return item

@@ -197,6 +197,15 @@ def parse_amount_decimal(printed: str) -> Decimal | None:
     return -amount if negative else amount
 
 
+def parse_priced_amount(printed: str) -> Decimal | None:
+    """An amount printed alone or with its currency (``"RM14.10"``, ``"$8,427.70"``,
+    ``"1.234,50 €"``, ``"-EUR 3,00"``) -> Decimal; None unless what is left without the
+    currency price-parser finds is a number alone (``parse_amount_decimal``). The LLM copies
+    amounts as printed, currency included."""
+    currency = Price.fromstring(printed or "").currency
+    return parse_amount_decimal(printed.replace(currency, "", 1) if currency else printed)
+
+
 # --- dates ----------------------------------------------------------------------------------
 
 # Month names the date patterns look for (the value comes from dateparser): English, German,

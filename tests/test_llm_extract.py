@@ -15,7 +15,6 @@ from pipeline.arbitrate import BUNDLED_TABLE, TABLE_PATH, ArbiterTable, arbitrat
 from pipeline.document import DocumentText, Line, Page, Word
 from pipeline.llm_extract import (
     ANSWER_FIELDS,
-    amount_of,
     build_prompt,
     clip_document,
     format_answer,
@@ -24,6 +23,7 @@ from pipeline.llm_extract import (
     parse_answer,
     render_document,
 )
+from pipeline.parsers import parse_priced_amount
 from pipeline.schema import HEADER_FIELDS, KEY_FIELDS, Source
 from tests.fakes import CrashLLM, EchoLLM, GarbageLLM
 
@@ -120,7 +120,7 @@ def test_grounding_keeps_printed_values_and_normalises_them():
     ],
 )
 def test_an_amount_is_read_with_its_currency_around_it(printed, amount):
-    assert amount_of(printed) == (Decimal(amount) if amount else None)
+    assert parse_priced_amount(printed) == (Decimal(amount) if amount else None)
 
 
 def test_grounding_keeps_an_amount_copied_with_its_currency():
