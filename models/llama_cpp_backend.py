@@ -24,6 +24,11 @@ from models.llm import DOC_END, DOC_START
 DEFAULT_MODEL_NAME = "gemma-3-270m-q4_k_m.gguf"
 # Shown in place of the tokens cut from the middle of an over-long document.
 _CUT_MARK = "\n[...]\n"
+# An answer whose last LOOP_WINDOW tokens repeat a unit of at most LOOP_PERIOD tokens loops
+# ("123, 123, 123, ..." in an address): generation stops there. Shortest real repeat in our
+# answers is a line-item row, longer than LOOP_PERIOD tokens with its description.
+LOOP_WINDOW = 48
+LOOP_PERIOD = 12
 
 
 class LlamaCppBackend:
@@ -78,27 +83,43 @@ class LlamaCppBackend:
         self._grammars: dict[str, object] = {}
         # One llama.cpp context serves one call at a time.
         self._lock = threading.Lock()
+        self._last_text = ""  # the previous call's prompt and answer (see complete)
         self.last_usage: dict[str, int] = {}
         self.last_finish_reason: str | None = None
 
-    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
         """Greedy (temperature 0) continuation of ``prompt``, constrained to ``json_schema``
         (None: unconstrained, ending at the end-of-sequence token or a newline; a fine-tuned
         model writes its one-line JSON that way at ~3x the speed of grammar decoding).
 
-        Generates at most ``max_tokens`` tokens; a prompt longer than ``n_ctx - max_tokens``
-        tokens is shortened in the middle of its document part (between DOC_START and DOC_END,
-        or of the whole prompt without them). Returns the generated text; sets ``last_usage``
-        (prompt_tokens, completion_tokens, total_tokens) and ``last_finish_reason`` ("stop" or
-        "length"). Raises ValueError when ``max_tokens`` leaves no room for the prompt's
-        non-document part.
+        Generates at most ``max_tokens`` tokens, fewer when one of ``stop`` appears (cut off,
+        as llama.cpp does) or when the answer loops (its last LOOP_WINDOW tokens repeat a unit
+        of at most LOOP_PERIOD tokens: a small model that loops would only stop at
+        ``max_tokens``). A prompt that extends the previous call's prompt and answer continues
+        from the cached state instead of reading the prompt again. A prompt longer than
+        ``n_ctx - max_tokens`` tokens is shortened in the middle of its document part (between
+        DOC_START and DOC_END, or of the whole prompt without them). Returns the generated
+        text; sets ``last_usage`` (prompt_tokens, completion_tokens, total_tokens) and
+        ``last_finish_reason`` ("stop", "length" or "loop"). Raises ValueError when
+        ``max_tokens`` leaves no room for the prompt's non-document part.
         """
+        from llama_cpp import StoppingCriteriaList
+
         with self._lock:
             tokens = self._fit(prompt, self._n_ctx - max_tokens)
-            # Forget the previous prompt: reusing its cached prefix changes how the rest is
-            # batched, which (measured) changes greedy output; the same document must give
-            # the same answer.
-            self._llm.reset()
+            # A new prompt forgets the previous one: reusing another document's cached prefix
+            # changes how the rest is batched, which (measured) changes greedy output, and the
+            # same document must give the same answer. A continuation of this document's own
+            # answer is always the same sequence of calls, so it may keep the cache.
+            if not (self._last_text and prompt.startswith(self._last_text)):
+                self._llm.reset()
+            looped = []
+
+            def loops(ids, _logits) -> bool:
+                if repeats(ids[len(tokens) :]):
+                    looped.append(True)
+                return bool(looped)
+
             out = self._llm.create_completion(
                 tokens,
                 max_tokens=max_tokens,
@@ -106,11 +127,13 @@ class LlamaCppBackend:
                 # Copying values from the document repeats its tokens; a penalty would fight that.
                 repeat_penalty=1.0,
                 grammar=self._grammar(json_schema) if json_schema is not None else None,
-                stop=None if json_schema is not None else ["\n"],
+                stop=list(stop) if json_schema is not None else ["\n", *stop],
+                stopping_criteria=StoppingCriteriaList([loops]),
             )
-        choice = out["choices"][0]
+            choice = out["choices"][0]
+            self._last_text = prompt + choice["text"]
         self.last_usage = dict(out.get("usage") or {})
-        self.last_finish_reason = choice.get("finish_reason")
+        self.last_finish_reason = "loop" if looped else choice.get("finish_reason")
         return choice["text"]
 
     def count_tokens(self, text: str) -> int:
@@ -148,6 +171,15 @@ class LlamaCppBackend:
         doc_tokens = self._tokens(doc)
         first, last = doc_tokens[: keep - keep // 2], doc_tokens[len(doc_tokens) - keep // 2 :]
         return head_part + first + mark + last + tail_part
+
+
+def repeats(generated, window: int = LOOP_WINDOW, max_period: int = LOOP_PERIOD) -> bool:
+    """Whether the last ``window`` of the ``generated`` token ids repeat one unit of at most
+    ``max_period`` tokens (a looping answer)."""
+    if len(generated) < window:
+        return False
+    tail = [int(token) for token in generated[-window:]]
+    return any(tail[period:] == tail[:-period] for period in range(1, max_period + 1))
 
 
 def split_document(prompt: str) -> tuple[str, str, str]:

@@ -20,12 +20,15 @@ class LlmBackend(Protocol):
 
     name: str
 
-    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
         """Continue ``prompt`` with at most ``max_tokens`` generated tokens; return the raw text.
 
         A back-end that constrains its output returns text that is one JSON value valid for
         ``json_schema`` (unless it ran into ``max_tokens`` first, which leaves it truncated);
         with ``json_schema`` None it generates freely (a fine-tuned model writes its JSON).
+        ``stop``: strings that end the answer where one first appears (it is left out), so a
+        caller can take part of an answer now and continue it later with a prompt that ends in
+        the part taken; a back-end may reuse its cached state for such a continuation.
         Raises RuntimeError (or a subclass) when the model cannot run.
         """
         ...
@@ -39,5 +42,5 @@ class NoLlm:
     def __init__(self, **_: object) -> None:
         pass
 
-    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
         return "{}"

@@ -40,6 +40,11 @@ INSTRUCTION = (
     "line_items are rows [description, quantity, unit_price, line_total]."
 )
 ANSWER_LABEL = "JSON:"
+# Where the header ends in an answer: the key of the rows, written after every header field.
+LINES_KEY = '"line_items"'
+# Share of the answer's token limit that the header part may use (~150 tokens measured; more
+# means the model loops or copies a whole block into a field).
+HEADER_SHARE = 0.5
 # Characters of document text in the prompt (~3.2 characters per Gemma token on invoices):
 # ~1,600 tokens, which is ~2.5 s of prompt evaluation on 2 CPU threads.
 DEFAULT_CHAR_BUDGET = 5000
@@ -64,13 +69,17 @@ class LlmAnswer:
     """What the model proposed, grounded: ``fields`` in schema types (Decimal amounts, ISO
     dates, ISO 4217 currency), ``printed`` the same fields as the model copied them (for
     evidence), ``line_items`` as dicts of LINE_COLUMNS (numbers Decimal), ``dropped`` the
-    fields the model answered that were not found in the document (for the routing reason)."""
+    fields the model answered that were not found in the document (for the routing reason),
+    ``raw`` the model's text, ``prompt`` the prompt it answered and ``tokens`` the tokens it
+    generated (for a continuation)."""
 
     fields: dict[str, Any] = field(default_factory=dict)
     printed: dict[str, str] = field(default_factory=dict)
     line_items: list[dict[str, Any]] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
     raw: str = ""
+    prompt: str = ""
+    tokens: int = 0
 
 
 def render_document(doc: DocumentText) -> str:
@@ -210,16 +219,63 @@ def ground(answer: dict, text: str) -> LlmAnswer:
 
 
 def llm_extract(doc: DocumentText, backend, max_tokens: int = 512, char_budget: int = DEFAULT_CHAR_BUDGET) -> LlmAnswer:
-    """Ask ``backend`` for every field of the document; return the grounded answer.
+    """Ask ``backend`` for every field of the document, header and line items; return the
+    grounded answer (``llm_header`` then ``llm_lines``).
 
-    ``max_tokens``: generation limit of the one model call (an answer cut there keeps its
+    ``max_tokens``: generation limit of the whole answer (an answer cut there keeps its
     complete part). Exceptions of the back-end (RuntimeError, TimeoutError, ...) propagate for
     the caller to record.
     """
-    raw = backend.complete(build_prompt(render_document(doc), char_budget=char_budget), None, max_tokens)
-    answer = ground(parse_answer(raw), doc.text)
-    answer.raw = raw
+    answer = llm_header(doc, backend, max_tokens, char_budget)
+    llm_lines(answer, doc, backend, max_tokens)
     return answer
+
+
+def llm_header(
+    doc: DocumentText,
+    backend,
+    max_tokens: int = 512,
+    char_budget: int = DEFAULT_CHAR_BUDGET,
+    fields: tuple[str, ...] = ANSWER_FIELDS,
+) -> LlmAnswer:
+    """The model's header ``fields`` only: its answer is cut where it starts ``line_items``.
+
+    The header is ~150 tokens, the line items as many again or more, and generation is nearly
+    all of the model's time; the pipeline asks for the rows (``llm_lines``) only when the rules'
+    rows do not add up. The answer keeps its prompt and raw text for that continuation.
+    ``max_tokens`` bounds the header part to HEADER_SHARE of it. Exceptions of the back-end
+    propagate.
+    """
+    prompt = build_prompt(render_document(doc), fields, char_budget)
+    raw = backend.complete(prompt, None, max(1, int(max_tokens * HEADER_SHARE)), (LINES_KEY,))
+    raw = raw.split(LINES_KEY)[0]  # a back-end that ignored ``stop``
+    answer = ground(parse_answer(raw), doc.text)
+    answer.prompt, answer.raw = prompt, raw
+    # back-ends that report usage (llama.cpp) say how many tokens; else ~3 characters a token
+    answer.tokens = int((getattr(backend, "last_usage", None) or {}).get("completion_tokens") or len(raw) // 3)
+    return answer
+
+
+def llm_lines(answer: LlmAnswer, doc: DocumentText, backend, max_tokens: int = 512) -> None:
+    """Continue ``answer`` (``llm_header``'s) with the model's line items; sets
+    ``answer.line_items`` (grounded rows) and extends ``answer.raw``.
+
+    The continuation prompt is the header prompt, the header answer as written and
+    ``"line_items":``, so the model writes the rows it would have written in one go; the
+    back-end may reuse its cached state. Nothing is asked when the header answer closed
+    without rows or was cut off. ``max_tokens`` bounds the whole answer, header included.
+    Exceptions of the back-end propagate.
+    """
+    written = answer.raw.strip()
+    if not (written == "{" or (written.startswith("{") and written.endswith('",'))):
+        return  # the model closed its answer without rows, or was cut off inside the header
+    prefix = f"{answer.raw}{LINES_KEY}:"
+    rest = backend.complete(answer.prompt + prefix, None, max(1, max_tokens - answer.tokens), ())
+    raw = prefix + rest
+    rows = parse_answer(raw).get("line_items") or ()
+    letters = _alnum(doc.text)
+    answer.line_items = [item for item in (_line_item(row, letters) for row in rows) if item is not None]
+    answer.raw = raw
 
 
 def _line_item(row: Any, letters: str) -> dict[str, Any] | None:

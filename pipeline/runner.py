@@ -11,13 +11,20 @@ from typing import Any
 
 from models.registry import load_llm, load_ocr
 from pipeline import normalise
-from pipeline.arbitrate import ArbiterTable, arbitrate, choose_lines, key_field_reasons
+from pipeline.arbitrate import (
+    ArbiterTable,
+    arbitrate,
+    choose_lines,
+    fields_to_ask,
+    key_field_reasons,
+    lines_settled,
+)
 from pipeline.context import SOURCES, JobContext, ModelConfig
 from pipeline.document import DocumentText
 from pipeline.einvoice import EInvoiceError, read_einvoice
 from pipeline.errors import OcrBusy, TemporaryError
 from pipeline.evidence import build_evidence
-from pipeline.llm_extract import llm_extract
+from pipeline.llm_extract import ANSWER_FIELDS, llm_header, llm_lines
 from pipeline.print_check import print_disagreements
 from pipeline.result import ExtractionResult
 from pipeline.rules import RulesResult, extract_rules
@@ -209,7 +216,9 @@ class Extractor:
         if self.llm is not None and "model" in sources:  # every document without XML: the model proposes every field
             started = time.perf_counter()
             try:
-                answer = llm_extract(doc, self.llm, max_tokens=self.models.llm_max_tokens)
+                known = {**found.fields, **(template.fields if template else {})}
+                asked = fields_to_ask(known, self.arbiter) if self.models.llm_ask == "needed" else ANSWER_FIELDS
+                answer = llm_header(doc, self.llm, self.models.llm_max_tokens, fields=asked)
             except Exception as exc:  # a crashing model must not lose the rules' result
                 log.warning("LLM stage failed, keeping the rules' fields: %s", exc)
             timings["llm"] = round(time.perf_counter() - started, 3)
@@ -223,6 +232,13 @@ class Extractor:
         fields = {name: decision.value for name, decision in decisions.items()}
         source = {name: decision.source for name, decision in decisions.items()}
         candidates = [template.line_items if template and template.line_items else [], found.line_items]
+        if answer is not None and not lines_settled(candidates, fields):  # else the model's rows could not win
+            started = time.perf_counter()
+            try:
+                llm_lines(answer, doc, self.llm, max_tokens=self.models.llm_max_tokens)
+            except Exception as exc:
+                log.warning("LLM stage failed on line items, keeping the rules' rows: %s", exc)
+            timings["llm"] = round(timings.get("llm", 0.0) + time.perf_counter() - started, 3)
         candidates.append(answer.line_items if answer else [])
         chosen, lines = choose_lines(candidates, fields)
         data = normalise.data(fields, lines, doc.text)

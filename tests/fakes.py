@@ -26,7 +26,9 @@ def _asked(prompt: str, json_schema: dict | None) -> list[str]:
 
 class EchoLLM:
     """Answers a JSON object with ``answers[key]`` for every key asked (schema properties or the
-    prompt's "Fields:" line) that ``answers`` holds; nothing else.
+    prompt's "Fields:" line) that ``answers`` holds; nothing else. Like llama.cpp it cuts the
+    answer before the first ``stop`` string, and a prompt that ends in part of its answer (after
+    the "JSON:" label) gets the rest.
 
     Records each call as ``(prompt, json_schema, max_tokens)`` in ``calls``.
     """
@@ -37,9 +39,16 @@ class EchoLLM:
         self.answers = dict(answers or {})
         self.calls: list[tuple[str, dict | None, int]] = []
 
-    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
         self.calls.append((prompt, json_schema, max_tokens))
-        return " " + json.dumps({key: self.answers[key] for key in _asked(prompt, json_schema) if key in self.answers})
+        asked = _asked(prompt, json_schema)
+        answer = " " + json.dumps({key: self.answers[key] for key in asked if key in self.answers})
+        written = prompt.rpartition("JSON:")[2] if json_schema is None else ""
+        if written and answer.startswith(written):
+            answer = answer[len(written) :]
+        for word in stop:
+            answer = answer.split(word)[0]
+        return answer
 
 
 class GarbageLLM:
@@ -50,7 +59,7 @@ class GarbageLLM:
     def __init__(self, **_: object) -> None:
         pass
 
-    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
         return "not json{"
 
 
@@ -62,7 +71,7 @@ class CrashLLM:
     def __init__(self, **_: object) -> None:
         pass
 
-    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
         raise RuntimeError("fake LLM crash")
 
 
@@ -74,7 +83,7 @@ class SlowLLM:
     def __init__(self, seconds: float = 5.0, **_: object) -> None:
         self.seconds = float(seconds)
 
-    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int) -> str:
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
         time.sleep(self.seconds)
         return "{}"
 

@@ -11,7 +11,17 @@ from pathlib import Path
 import pytest
 
 from models.llm import DOC_END, DOC_START
-from pipeline.arbitrate import BUNDLED_TABLE, TABLE_PATH, ArbiterTable, arbitrate, choose_lines, key_field_reasons, same
+from pipeline.arbitrate import (
+    BUNDLED_TABLE,
+    TABLE_PATH,
+    ArbiterTable,
+    arbitrate,
+    choose_lines,
+    fields_to_ask,
+    key_field_reasons,
+    lines_settled,
+    same,
+)
 from pipeline.document import DocumentText, Line, Page, Word
 from pipeline.llm_extract import (
     ANSWER_FIELDS,
@@ -20,12 +30,17 @@ from pipeline.llm_extract import (
     format_answer,
     ground,
     llm_extract,
+    llm_header,
+    llm_lines,
     parse_answer,
     render_document,
 )
 from pipeline.parsers import parse_priced_amount
+from pipeline.runner import Extractor
 from pipeline.schema import HEADER_FIELDS, KEY_FIELDS, Source
+from tests.conftest import fake_models
 from tests.fakes import CrashLLM, EchoLLM, GarbageLLM
+from tests.test_rules import make_doc, make_line
 
 INVOICE = "Invoice No: INV-7731\nDate: 05/03/2024\nACME Tools GmbH\nTotal: EUR 1.234,50"
 RECEIPT = "SAM SAM TRADING CO\nKopi O 1 14.10\nTOTAL RM14.10"
@@ -156,14 +171,82 @@ def test_llm_extract_asks_every_field_without_a_grammar():
     llm = EchoLLM(answers={"invoice_number": "INV-7731", "total_amount": "1.234,50"})
     got = llm_extract(doc_of(INVOICE), llm, max_tokens=77)
     prompt, schema, max_tokens = llm.calls[0]
-    assert schema is None and max_tokens == 77 and prompt.endswith("JSON:")
+    assert schema is None and max_tokens == 38 and prompt.endswith("JSON:")
     assert got.fields == {"invoice_number": "INV-7731", "total_amount": Decimal("1234.50")}
+
+
+ROWS = [["Kopi O", "1", "RM 14.10", "RM 14.10"]]
+
+
+def test_the_header_is_asked_first_and_the_rows_continue_it():
+    llm = EchoLLM(answers={"vendor_name": "SAM SAM TRADING CO", "total_amount": "RM14.10", "line_items": ROWS})
+    answer = llm_header(doc_of(RECEIPT), llm, max_tokens=100)
+    assert answer.fields == {"vendor_name": "SAM SAM TRADING CO", "total_amount": Decimal("14.10")}
+    header = answer.raw
+    assert answer.line_items == [] and header.endswith('"RM14.10", ') and len(llm.calls) == 1
+    llm_lines(answer, doc_of(RECEIPT), llm, max_tokens=100)
+    prompt, _, max_tokens = llm.calls[1]
+    # the continuation is the header prompt, the header answer as written, then the key of the rows
+    assert prompt == llm.calls[0][0] + header + '"line_items":' and answer.raw.startswith(header)
+    assert answer.tokens == len(header) // 3 and max_tokens == 100 - answer.tokens  # the whole answer's limit
+    assert [row["description"] for row in answer.line_items] == ["Kopi O"]
+    assert answer.line_items[0]["line_total"] == Decimal("14.10")
+    # two calls give what one answer in one go gives
+    assert llm_extract(doc_of(RECEIPT), llm, max_tokens=100).line_items == answer.line_items
+
+
+def test_no_rows_are_asked_after_a_header_that_closed_or_broke_off():
+    closed = EchoLLM(answers={"vendor_name": "SAM SAM TRADING CO"})
+    answer = llm_header(doc_of(RECEIPT), closed)
+    llm_lines(answer, doc_of(RECEIPT), closed)
+    assert len(closed.calls) == 1 and answer.line_items == []
+    broken = llm_header(doc_of(RECEIPT), GarbageLLM())
+    llm_lines(broken, doc_of(RECEIPT), CrashLLM())  # would raise if it were called
+    assert broken.line_items == [] and broken.fields == {}
 
 
 def test_garbage_answer_gives_nothing_and_a_crash_propagates():
     assert llm_extract(doc_of(INVOICE), GarbageLLM()).fields == {}
     with pytest.raises(RuntimeError):
         llm_extract(doc_of(INVOICE), CrashLLM())
+
+
+@pytest.mark.parametrize(("screwdriver", "asked"), [("15.50", 1), ("99.00", 2)])
+def test_the_pipeline_asks_the_rows_only_when_the_rules_rows_do_not_add_up(screwdriver, asked):
+    doc = make_doc(
+        make_line(40, (40, "Tools Inc."), size=16),
+        make_line(200, (40, "Description"), (300, "Qty"), (380, "Unit Price"), (480, "Amount")),
+        make_line(215, (40, "Hammer"), (300, "2"), (380, "10.00"), (480, "20.00")),
+        make_line(230, (40, "Screwdriver set"), (300, "1"), (380, screwdriver), (480, screwdriver)),
+        make_line(245, (380, "Subtotal"), (480, "35.50")),
+        make_line(260, (380, "Total"), (480, "35.50")),
+    )
+    extractor = Extractor(fake_models())
+    rows = [["Hammer", "2", "10.00", "20.00"], ["Screwdriver set", "1", "15.50", "15.50"]]
+    extractor.llm = EchoLLM(answers={"vendor_name": "Tools Inc.", "total_amount": "35.50", "line_items": rows})
+    result = extractor.structure(doc, {})
+    assert len(extractor.llm.calls) == asked
+    assert [line["line_total"] for line in result.data["line_items"]] == [Decimal("20.00"), Decimal("15.50")]
+    assert result.routing_reason.endswith("line items from " + ("rules" if asked == 1 else "model"))
+
+
+def test_the_model_is_asked_key_fields_preferred_fields_and_what_the_rules_left_open(table):
+    known = {"invoice_number": "7", "subtotal": Decimal("5"), "vendor_tax_id": "DE1", "vendor_address": "Street 1"}
+    asked = fields_to_ask(known, table)
+    assert asked == tuple(name for name in HEADER_FIELDS if name not in ("subtotal", "vendor_tax_id"))
+    assert set(KEY_FIELDS) <= set(asked) and "vendor_address" in asked  # preferred: the model
+    assert fields_to_ask({}, table) == HEADER_FIELDS
+
+
+@pytest.mark.parametrize("ask", ["needed", "all"])
+def test_llm_ask_all_asks_every_field_needed_skips_what_the_rules_read(ask):
+    doc = doc_of("Tools Inc.\nInvoice No: INV-7731\nVAT ID: DE123456789\nTotal: EUR 35.50")
+    extractor = Extractor(replace(fake_models(), llm_ask=ask))
+    extractor.llm = EchoLLM()
+    extractor.structure(doc, {})
+    prompt = extractor.llm.calls[0][0]
+    assert ("vendor_tax_id" in prompt.splitlines()[1]) == (ask == "all")
+    assert "invoice_number" in prompt.splitlines()[1]  # a key field: rules and model may agree
 
 
 # -- arbitration --------------------------------------------------------------------------------
@@ -260,6 +343,18 @@ def test_choose_lines_takes_the_list_that_adds_up():
     right = [{"description": "A", "line_total": Decimal("2.00")}, {"description": "B", "line_total": Decimal("3.00")}]
     assert choose_lines([[], wrong, right], header) == (2, right)
     assert choose_lines([[], [], []], header) == (-1, [])
+    # the model's rows are asked only when no earlier list adds up: they could not win otherwise
+    assert lines_settled([[], right], header) and not lines_settled([[], wrong], header)
+    assert not lines_settled([[], []], header)
+
+
+def test_a_looping_answer_is_recognised():
+    from models.llama_cpp_backend import LOOP_WINDOW, repeats
+
+    assert repeats([7, 1, 2] * 40) and repeats([9] * LOOP_WINDOW)
+    assert not repeats(list(range(200))) and not repeats([5] * (LOOP_WINDOW - 1))
+    row = list(range(13))  # a unit longer than LOOP_PERIOD: a real repeated row, not a loop
+    assert not repeats(row * 10)
 
 
 # -- the real model with our adapter ------------------------------------------------------------
@@ -267,14 +362,20 @@ def test_choose_lines_takes_the_list_that_adds_up():
 ADAPTER = Path(__file__).resolve().parents[1] / "models" / "adapters" / "gemma3-270m-invoice-lora.gguf"
 
 
-@pytest.mark.model
-def test_real_adapter_reads_a_simple_invoice(tmp_path):
+@pytest.fixture
+def backend(tmp_path):
+    """The bundled model with our adapter, 2 threads (skipped when either is missing)."""
     pytest.importorskip("llama_cpp")
     if not ADAPTER.is_file():
         pytest.skip(f"adapter {ADAPTER} not built (scripts/train-extractor)")
     from models.llama_cpp_backend import LlamaCppBackend
 
     backend = LlamaCppBackend(data_dir=str(tmp_path), lora_path=str(ADAPTER), n_ctx=2048, n_threads=2)
+    return backend
+
+
+@pytest.mark.model
+def test_real_adapter_reads_a_simple_invoice(backend):
     text = (
         "ACME Tools GmbH\nHauptstr. 1, 10115 Berlin\nRechnung Nr. RE-4711\nDatum: 05.03.2024\n"
         "Gesamtbetrag: 1.234,50 EUR"
@@ -286,3 +387,18 @@ def test_real_adapter_reads_a_simple_invoice(tmp_path):
     assert got.fields.get("invoice_number") == "RE-4711", json.dumps(got.raw)
     assert got.fields.get("invoice_date") == "2024-03-05"
     assert got.fields.get("vendor_name") == "ACME Tools GmbH"
+
+
+@pytest.mark.model
+def test_real_adapter_writes_the_same_rows_in_two_calls_as_in_one(backend):
+    doc = doc_of(
+        "ACME Tools GmbH\nHauptstr. 1, 10115 Berlin\nRechnung Nr. RE-4711\nDatum: 05.03.2024\n"
+        "Hammer 2 10,00 20,00\nZange 1 14,50 14,50\nGesamtbetrag: 34,50 EUR"
+    )
+    one_go = backend.complete(build_prompt(render_document(doc)), None, 512)
+    answer = llm_header(doc, backend, 512)
+    assert backend.last_finish_reason == "stop" and '"line_items"' not in answer.raw
+    llm_lines(answer, doc, backend, 512)
+    # the continuation reuses the cached header and writes what one call writes
+    assert answer.raw.strip() == one_go.strip(), (answer.raw, one_go)
+    assert [row["description"].split()[0] for row in answer.line_items][:2] == ["Hammer", "Zange"]
