@@ -126,9 +126,6 @@ class LlmSettings(Section):
     n_threads: int = Field(1, ge=1)
     max_tokens: int = Field(512, ge=1)
     enabled: bool = True
-    # "needed": ask the model the key fields, the fields the arbiter prefers it for and those the
-    # rules left open (fewer tokens to write, the same choices); "all": every field.
-    ask: Literal["needed", "all"] = "needed"
     # Which outcomes of rules vs model a key field may be completed on, and who wins disputes:
     # a table fitted by scripts/calibrate-arbiter for one model; empty: the one fitted for the
     # bundled model and adapter (pipeline/arbiter_table.json).
@@ -228,7 +225,6 @@ class Settings(BaseModel):
             llm_threads=self.llm.n_threads,
             llm_max_tokens=self.llm.max_tokens,
             llm_enabled=self.llm.enabled,
-            llm_ask=self.llm.ask,
             llm_arbiter_table=self.llm.arbiter_table,
             data_dir=str(self.data_dir),
             worker_memory_mb=self.limits.worker_memory_mb,

@@ -132,20 +132,6 @@ def arbitrate(
     return decisions
 
 
-def fields_to_ask(known: dict[str, Any], table: ArbiterTable = BUNDLED_TABLE) -> tuple[str, ...]:
-    """The header fields worth the model's time, in the order it writes them: the key fields
-    (an agreement of rules and model is what ``table`` may trust), the fields ``table`` prefers
-    the model for, and every field ``known`` (the rules' and template's values) leaves open.
-    For any other field the rules' value wins whatever the model says, except an amount that the
-    arithmetic would give to the model; the answer costs ~4 tokens per field name plus its
-    value (~40% of a header measured on the dev PDFs)."""
-    return tuple(
-        name
-        for name in HEADER_FIELDS
-        if name in KEY_FIELDS or table.preferred.get(name) == Source.LLM or known.get(name) is None
-    )
-
-
 def choose_lines(candidates: list[list[dict[str, Any]]], header: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
     """(index, lines) of the first candidate list whose line totals match the header's totals
     (``validate.lines_add_up``), else of the longest non-empty one; (-1, []) when all are empty."""

@@ -14,8 +14,7 @@ class ModelConfig:
     the one place that builds a ModelConfig (names as in config.toml: ``ocr.engine``,
     ``ocr.OCR_LANG``, ``ocr.threads``, ``ocr.dpi``, ``llm.*``
     (``llm_adapter_path``: the LoRA GGUF to apply, "" for none; ``llm_arbiter_table``: the
-    ``pipeline.arbitrate.ArbiterTable`` file, "" for the bundled one; ``llm_ask``: "needed" or
-    "all", see ``pipeline.arbitrate.fields_to_ask``),
+    ``pipeline.arbitrate.ArbiterTable`` file, "" for the bundled one),
     ``limits.worker_memory_mb``
     (MB, 0: no limit) and ``limits.job_timeout_seconds`` (seconds, 0: none)).
     """
@@ -31,7 +30,6 @@ class ModelConfig:
     llm_threads: int
     llm_max_tokens: int
     llm_enabled: bool
-    llm_ask: str
     llm_arbiter_table: str
     data_dir: str
     worker_memory_mb: int

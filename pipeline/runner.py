@@ -15,7 +15,6 @@ from pipeline.arbitrate import (
     ArbiterTable,
     arbitrate,
     choose_lines,
-    fields_to_ask,
     key_field_reasons,
     lines_settled,
 )
@@ -24,7 +23,7 @@ from pipeline.document import DocumentText
 from pipeline.einvoice import EInvoiceError, read_einvoice
 from pipeline.errors import OcrBusy, TemporaryError
 from pipeline.evidence import build_evidence
-from pipeline.llm_extract import ANSWER_FIELDS, llm_header, llm_lines
+from pipeline.llm_extract import llm_header, llm_lines
 from pipeline.print_check import print_disagreements
 from pipeline.result import ExtractionResult
 from pipeline.rules import RulesResult, extract_rules
@@ -216,9 +215,7 @@ class Extractor:
         if self.llm is not None and "model" in sources:  # every document without XML: the model proposes every field
             started = time.perf_counter()
             try:
-                known = {**found.fields, **(template.fields if template else {})}
-                asked = fields_to_ask(known, self.arbiter) if self.models.llm_ask == "needed" else ANSWER_FIELDS
-                answer = llm_header(doc, self.llm, self.models.llm_max_tokens, fields=asked)
+                answer = llm_header(doc, self.llm, self.models.llm_max_tokens)
             except Exception as exc:  # a crashing model must not lose the rules' result
                 log.warning("LLM stage failed, keeping the rules' fields: %s", exc)
             timings["llm"] = round(time.perf_counter() - started, 3)

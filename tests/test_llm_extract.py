@@ -17,7 +17,6 @@ from pipeline.arbitrate import (
     ArbiterTable,
     arbitrate,
     choose_lines,
-    fields_to_ask,
     key_field_reasons,
     lines_settled,
     same,
@@ -228,25 +227,6 @@ def test_the_pipeline_asks_the_rows_only_when_the_rules_rows_do_not_add_up(screw
     assert len(extractor.llm.calls) == asked
     assert [line["line_total"] for line in result.data["line_items"]] == [Decimal("20.00"), Decimal("15.50")]
     assert result.routing_reason.endswith("line items from " + ("rules" if asked == 1 else "model"))
-
-
-def test_the_model_is_asked_key_fields_preferred_fields_and_what_the_rules_left_open(table):
-    known = {"invoice_number": "7", "subtotal": Decimal("5"), "vendor_tax_id": "DE1", "vendor_address": "Street 1"}
-    asked = fields_to_ask(known, table)
-    assert asked == tuple(name for name in HEADER_FIELDS if name not in ("subtotal", "vendor_tax_id"))
-    assert set(KEY_FIELDS) <= set(asked) and "vendor_address" in asked  # preferred: the model
-    assert fields_to_ask({}, table) == HEADER_FIELDS
-
-
-@pytest.mark.parametrize("ask", ["needed", "all"])
-def test_llm_ask_all_asks_every_field_needed_skips_what_the_rules_read(ask):
-    doc = doc_of("Tools Inc.\nInvoice No: INV-7731\nVAT ID: DE123456789\nTotal: EUR 35.50")
-    extractor = Extractor(replace(fake_models(), llm_ask=ask))
-    extractor.llm = EchoLLM()
-    extractor.structure(doc, {})
-    prompt = extractor.llm.calls[0][0]
-    assert ("vendor_tax_id" in prompt.splitlines()[1]) == (ask == "all")
-    assert "invoice_number" in prompt.splitlines()[1]  # a key field: rules and model may agree
 
 
 # -- arbitration --------------------------------------------------------------------------------
