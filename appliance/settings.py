@@ -112,7 +112,7 @@ class OcrSettings(Section):
     OCR_LANG: Literal["ch", "en", "th"] = "ch"
     concurrency: int = Field(1, ge=1)
     dpi: int = Field(200, ge=72, le=600)
-    threads: int = Field(1, ge=1)
+    threads: int = Field(2, ge=1)
 
 
 class LlmSettings(Section):
@@ -123,7 +123,7 @@ class LlmSettings(Section):
     # (an adapter fits only the base it was trained on).
     adapter_path: str = BUNDLED_ADAPTER
     n_ctx: int = Field(4096, ge=512)
-    n_threads: int = Field(1, ge=1)
+    n_threads: int = Field(2, ge=1)
     max_tokens: int = Field(512, ge=1)
     enabled: bool = True
     # Which outcomes of rules vs model a key field may be completed on, and who wins disputes:
@@ -149,7 +149,7 @@ class QueueSettings(Section):
 
 class PoolSettings(Section):
     backend: Literal["ray", "inline"] = "ray"
-    workers: int = Field(2, ge=1)
+    workers: int = Field(1, ge=1)
 
 
 class RaySettings(Section):
