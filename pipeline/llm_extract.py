@@ -231,14 +231,8 @@ def llm_extract(doc: DocumentText, backend, max_tokens: int = 512, char_budget: 
     return answer
 
 
-def llm_header(
-    doc: DocumentText,
-    backend,
-    max_tokens: int = 512,
-    char_budget: int = DEFAULT_CHAR_BUDGET,
-    fields: tuple[str, ...] = ANSWER_FIELDS,
-) -> LlmAnswer:
-    """The model's header ``fields`` only: its answer is cut where it starts ``line_items``.
+def llm_header(doc: DocumentText, backend, max_tokens: int = 512, char_budget: int = DEFAULT_CHAR_BUDGET) -> LlmAnswer:
+    """The model's header fields only: its answer is cut where it starts ``line_items``.
 
     The header is ~150 tokens, the line items as many again or more, and generation is nearly
     all of the model's time; the pipeline asks for the rows (``llm_lines``) only when the rules'
@@ -246,7 +240,7 @@ def llm_header(
     ``max_tokens`` bounds the header part to HEADER_SHARE of it. Exceptions of the back-end
     propagate.
     """
-    prompt = build_prompt(render_document(doc), fields, char_budget)
+    prompt = build_prompt(render_document(doc), char_budget=char_budget)
     raw = backend.complete(prompt, None, max(1, int(max_tokens * HEADER_SHARE)), (LINES_KEY,))
     raw = raw.split(LINES_KEY)[0]  # a back-end that ignored ``stop``
     answer = ground(parse_answer(raw), doc.text)

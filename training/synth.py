@@ -872,10 +872,6 @@ HASH_SEED = "0"
 
 
 def main(argv: list[str] | None = None) -> int:
-    if os.environ.get("PYTHONHASHSEED") != HASH_SEED:
-        os.environ["PYTHONHASHSEED"] = HASH_SEED
-        args = sys.argv[1:] if argv is None else argv
-        os.execv(sys.executable, [sys.executable, "-m", "training.synth", *args])
     parser = argparse.ArgumentParser(prog="python -m training.synth", description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=40, help="how many documents (default 40)")
     parser.add_argument("--seed", type=int, default=0)
@@ -894,4 +890,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if os.environ.get("PYTHONHASHSEED") != HASH_SEED:  # the command again, with the fixed seed
+        os.environ["PYTHONHASHSEED"] = HASH_SEED
+        os.execv(sys.executable, [sys.executable, "-m", "training.synth", *sys.argv[1:]])
     sys.exit(main())
