@@ -12,9 +12,13 @@ candidate list whose sum matches the invoice's totals (rules first), else the lo
 ``key_field_reasons`` turns the outcome into clerk-readable reasons for ``needs_review``
 (spec 3.1: ``completed`` means nobody has to look): a key field missing, or set on an outcome
 (agreed, one source alone, a dispute won by a source) that was not right often enough on the
-hold-out fold. Both live in an ``ArbiterTable``: ``arbiter_table.json`` beside this module,
-fitted by ``scripts/calibrate-arbiter`` for the bundled model and adapter on the training data's
-hold-out fold (never on the dev set), or an operator's own (``llm.arbiter_table``).
+hold-out fold. An outcome may be refined by evidence beyond agreement (``evidence_tags``: the
+rules' own amounts add up to the total they read, a vendor name carries a legal form), so
+that ``agreed:rules+sum`` can be trusted where ``agreed:rules`` alone is not. Which outcomes
+are trusted, and who wins a dispute, live in an ``ArbiterTable``: ``arbiter_table.json`` beside
+this module, fitted by ``scripts/calibrate-arbiter`` for the bundled model and adapter on the
+training data's hold-out fold (never on the dev set), or an operator's own
+(``llm.arbiter_table``).
 Imports only ``pipeline`` modules; must not import ``api`` or ``appliance``.
 """
 
@@ -28,7 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pipeline.money import agree, cents, is_amount
+from pipeline.money import agree, cash_rounded, cents, is_amount, to_amount
+from pipeline.rules.labels import COMPANY_RE
 from pipeline.schema import AMOUNT_FIELDS, DATE_FIELDS, HEADER_FIELDS, ID_FIELDS, KEY_FIELDS, Source
 from pipeline.validate import balance_adds_up, lines_add_up, totals_add_up
 
@@ -40,8 +45,9 @@ class ArbiterTable:
     """What ``scripts/calibrate-arbiter`` measured for one model (base GGUF + adapter) on the
     hold-out fold of the training data: ``preferred`` (field -> the source that wins a dispute
     over a field that is not an amount) and ``trusted`` (field -> the outcomes
-    ``"status:source"``, e.g. ``"agreed:rules"``, ``"model:llm"``, on which a key field may be
-    completed without a reviewer). ``path`` names the file it came from."""
+    ``"status:source"``, e.g. ``"agreed:rules"``, ``"model:llm"``, or refined by an evidence
+    tag, ``"agreed:rules+sum"``, on which a key field may be completed without a reviewer).
+    ``path`` names the file it came from."""
 
     preferred: dict[str, Source]
     trusted: dict[str, frozenset[str]]
@@ -157,17 +163,66 @@ def _adds_up(lines: list[dict[str, Any]], header: dict[str, Any]) -> bool:
     )
 
 
-def key_field_reasons(decisions: dict[str, Decision], table: ArbiterTable = BUNDLED_TABLE) -> list[str]:
+def evidence_tags(
+    decisions: dict[str, Decision], rules: dict[str, Any], rules_lines: list[dict[str, Any]] | None = None
+) -> dict[str, str]:
+    """Evidence beyond agreement for the key fields whose value is the rules' reading, as
+    ``{field: tag}``; ``rules`` and ``rules_lines`` are the rules' own normalised header and rows.
+
+    * ``total_amount``: ``sum`` when the rules' amounts add up to their total with something to
+      add (a subtotal different from the total plus tax, discount or charges, EN 16931
+      BR-CO-15; or, on a receipt, at least two line totals summing to the total). A total that
+      merely equals the subtotal, or a lone figure, proves nothing.
+    * ``vendor_name``: ``legal`` when the name carries a legal form (GmbH, Ltd, SAS, Sdn Bhd...):
+      a brand or logo line, the usual wrong vendor, has none.
+
+    A field another source decided (template, the model's value) gets no tag."""
+    tags: dict[str, str] = {}
+    total = decisions.get("total_amount")
+    if total is not None and total.source == Source.RULES and _amounts_add_up(rules, rules_lines or []):
+        tags["total_amount"] = "sum"
+    vendor = decisions.get("vendor_name")
+    if vendor is not None and vendor.source == Source.RULES and COMPANY_RE.search(str(vendor.value)):
+        tags["vendor_name"] = "legal"
+    return tags
+
+
+def _amounts_add_up(header: dict[str, Any], lines: list[dict[str, Any]]) -> bool:
+    total, subtotal = header.get("total_amount"), header.get("subtotal")
+    if not is_amount(total):
+        return False
+    terms = [header.get(k) for k in ("tax_amount", "discount", "shipping_cost", "service_charge")]
+    if (
+        is_amount(subtotal)
+        and not agree(subtotal, total)
+        and any(is_amount(term) and not agree(term, 0) for term in terms)
+        and not totals_add_up(header)
+    ):
+        return True
+    line_totals = [to_amount(line.get("line_total")) for line in lines if is_amount(line.get("line_total"))]
+    if len(line_totals) < 2:
+        return False
+    line_sum = sum(line_totals)
+    return agree(line_sum, total) or cash_rounded(line_sum, to_amount(total))
+
+
+def key_field_reasons(
+    decisions: dict[str, Decision], table: ArbiterTable = BUNDLED_TABLE, tags: dict[str, str] | None = None
+) -> list[str]:
     """Reasons, for ``validationErrors``, why the key fields are not yet trustworthy (empty when
-    every key field was set by a template or on an outcome ``table`` trusts)."""
+    every key field was set by a template or on an outcome ``table`` trusts, plain or refined by
+    its tag in ``tags``, as ``evidence_tags`` returns)."""
     reasons = []
+    tags = tags or {}
     for name in KEY_FIELDS:
         decision = decisions.get(name)
         if decision is None:
             if name in REQUIRED_KEYS:
                 reasons.append(f"{name} not found in the document")
             continue
-        if decision.status == "template" or f"{decision.status}:{decision.source}" in table.trusted.get(name, ()):
+        outcome = f"{decision.status}:{decision.source}"
+        refined = f"{outcome}+{tags[name]}" if name in tags else None
+        if decision.status == "template" or {outcome, refined} & table.trusted.get(name, frozenset()):
             continue
         if decision.status == "disputed":
             reasons.append(

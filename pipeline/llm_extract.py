@@ -28,6 +28,7 @@ from models.llm import DOC_END, DOC_START
 from pipeline import normalise
 from pipeline.document import DocumentText
 from pipeline.parsers import detect_currency, guess_dayfirst, parse_date, parse_priced_amount
+from pipeline.rules.labels import INVOICE_NUMBER_RE, OTHER_ID_RE
 from pipeline.schema import AMOUNT_FIELDS, DATE_FIELDS, HEADER_FIELDS
 
 # The fields the model answers, in the order it writes them (spec 2.9's order).
@@ -207,6 +208,8 @@ def ground(answer: dict, text: str) -> LlmAnswer:
             kept = parse_date(value, dayfirst) if _squash(value) in squashed else None
         elif len(_alnum(value)) >= 2 and _alnum(value) in letters:
             kept = normalise.value(key, value)
+            if key == "invoice_number" and _labelled_as_other_id(value, text):
+                kept = None
         if kept is None:
             out.dropped.append(key)
         else:
@@ -287,6 +290,28 @@ def _line_item(row: Any, letters: str) -> dict[str, Any] | None:
             if number is not None:
                 item[column] = number
     return item
+
+
+def _labelled_as_other_id(value: str, text: str) -> bool:
+    """Whether every line that prints ``value`` labels it as another number (company
+    registration, tax id, bank account, phone, time...: ``OTHER_ID_RE``): a small model reads
+    "Co. Reg: 860671-D" or "GST ID: 001600892928" as a receipt's number."""
+    target = _alnum(value)
+    prefixes = []
+    for line in text.splitlines():
+        kept = [(at, ch) for at, ch in enumerate(line) if ch.isalnum()]
+        found = "".join(ch for _, ch in kept).casefold().find(target)
+        if found >= 0 and len("".join(ch for _, ch in kept).casefold()) == len(kept):
+            prefixes.append(line[: kept[found][0]][-32:])
+    return bool(prefixes) and all(_other_label_nearest(prefix) for prefix in prefixes)
+
+
+def _other_label_nearest(prefix: str) -> bool:
+    """Whether ``prefix`` (the text before a value) ends in another number's label, one that
+    does not merely end like an invoice number's ("Company Reg. No.:" is not "No.:")."""
+    other = OTHER_ID_RE.search(prefix)
+    own = INVOICE_NUMBER_RE.search(prefix)
+    return other is not None and (own is None or other.start() <= own.start())
 
 
 def _is_real_string(value: str, key: str) -> bool:

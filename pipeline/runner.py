@@ -15,6 +15,7 @@ from pipeline.arbitrate import (
     ArbiterTable,
     arbitrate,
     choose_lines,
+    evidence_tags,
     key_field_reasons,
     lines_settled,
 )
@@ -220,11 +221,9 @@ class Extractor:
                 log.warning("LLM stage failed, keeping the rules' fields: %s", exc)
             timings["llm"] = round(time.perf_counter() - started, 3)
             provider.append(self.llm.name)
+        rules = normalise.fields(found.fields)
         decisions = arbitrate(
-            normalise.fields(template.fields) if template else {},
-            normalise.fields(found.fields),
-            answer.fields if answer else {},
-            self.arbiter,
+            normalise.fields(template.fields) if template else {}, rules, answer.fields if answer else {}, self.arbiter
         )
         fields = {name: decision.value for name, decision in decisions.items()}
         source = {name: decision.source for name, decision in decisions.items()}
@@ -239,7 +238,8 @@ class Extractor:
         candidates.append(answer.line_items if answer else [])
         chosen, lines = choose_lines(candidates, fields)
         data = normalise.data(fields, lines, doc.text)
-        errors = validate(data) + key_field_reasons(decisions, self.arbiter)
+        tags = evidence_tags(decisions, rules, found.line_items)
+        errors = validate(data) + key_field_reasons(decisions, self.arbiter, tags)
         evidence = build_evidence(
             data,
             doc=doc,

@@ -76,3 +76,21 @@ def test_a_fitted_table_loads_as_an_arbiter_table(tmp_path):
     path.write_text(json.dumps(script.fit([record("vendor_name", "agreed:rules", True)])))
     table = ArbiterTable.load(path)
     assert table.trusted["vendor_name"] == frozenset({"agreed:rules"})
+
+
+def test_an_outcome_refined_by_evidence_is_trusted_where_the_plain_one_is_not():
+    fit = _script().fit
+    # agreed totals: 44/48 right, too few to trust; the 30 the rules' arithmetic confirms are all right
+    rows = [{**record("total_amount", "agreed:rules", i < 30), "tag": "sum"} for i in range(30)]
+    rows += [record("total_amount", "agreed:rules", i < 14) for i in range(18)]
+    # a tag proves nothing about a value the model gave
+    rows += [{**record("total_amount", "model:llm", True), "tag": "sum"} for _ in range(20)]
+    # an unmeasured refinement is not trusted (a plain agreement would be)
+    rows += [{**record("vendor_name", "agreed:rules", True), "tag": "legal"} for _ in range(3)]
+    rows += [record("vendor_name", "agreed:rules", i < 10) for i in range(20)]
+    table = fit(rows)
+    assert table["outcomes"]["total_amount"]["agreed:rules"]["n"] == 48
+    assert table["outcomes"]["total_amount"]["agreed:rules+sum"] == {"n": 30, "ok": 30, "real_n": 0, "real_ok": 0}
+    assert "model:llm+sum" not in table["outcomes"]["total_amount"]
+    assert table["trusted"]["total_amount"] == ["agreed:rules+sum", "model:llm"]
+    assert table["trusted"]["vendor_name"] == []

@@ -581,3 +581,28 @@ def test_name_over_legal_footer_is_the_vendor():
         make_line(811, (153, "Sarl au capital de 10 000€ - RSC Paris B 530 848 134"), size=6),
     )
     assert extract_rules(doc).fields["vendor_name"] == "NETPRESSE"
+
+
+def test_credit_note_titles_of_other_languages_and_compounds():
+    for title in ("Gutschriftsnummer GS-1", "Factura de abono A-7", "Nota di credito NC-3", "ใบลดหนี้ 12"):
+        doc = make_doc(
+            make_line(40, (40, "Muster S.p.A."), size=16),
+            make_line(95, (40, title), size=14),
+            make_line(300, (380, "Total"), (480, "-11,90 €")),
+        )
+        assert extract_rules(doc).fields["total_amount"] == Decimal("11.9"), title
+
+
+def test_total_after_a_one_cent_rounding_wins_over_the_total_before_it():
+    # both totals add up within a cent; only the rounded one to the cent (service charge "SrvChg")
+    doc = make_ocr_doc(
+        make_line(40, (100, "OLD TOWN KOPITIAM SDN BHD"), size=20),
+        make_line(300, (50, "Sub Total"), (400, "24.43")),
+        make_line(320, (50, "10%SrvChg:"), (400, "2.45")),
+        make_line(340, (50, "GST@6%"), (400, "1.61")),
+        make_line(360, (50, "Total:"), (400, "28.49")),
+        make_line(380, (50, "Rounding:"), (400, "0.01")),
+        make_line(400, (50, "Total:"), (400, "28.50")),
+    )
+    fields = extract_rules(doc).fields
+    assert fields["total_amount"] == Decimal("28.5") and fields["service_charge"] == Decimal("2.45")

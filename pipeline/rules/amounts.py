@@ -139,7 +139,11 @@ def _arithmetic_bonus(chosen: dict[str, Cand | None]) -> float:
         1 for k in ("tax_amount", "discount", "shipping_cost", "service_charge", "rounding") if value[k] is not None
     )
     if agree(sub - disc + tax + extra, total):
-        return 4.0 + 0.5 * terms if terms or agree(sub, total) else 0.0
+        if not (terms or agree(sub, total)):
+            return 0.0
+        # To the cent beats within a cent: "Total 28.49, Rounding 0.01, Total 28.50" adds up
+        # both ways within the tolerance, only the rounded total exactly.
+        return 4.0 + 0.5 * terms + (0.25 if same_amount(sub - disc + tax + extra, total) else 0.0)
     if agree(sub + tax + extra, total) and terms:  # discount already inside the subtotal
         return 2.0
     if terms and value["rounding"] is None and cash_rounded(sub - disc + tax + extra, total):
@@ -199,8 +203,9 @@ def _fallback_total(lines: list[TextLine]) -> Cand | None:
 
 
 _CREDIT_NOTE_RE = re.compile(
-    r"(?<![a-z])(?:credit\s*note|credit\s*memo|avoir|gutschrift|creditnota|creditfactuur"
-    r"|nota\s+de\s+cr[ée]dito|note\s+de\s+cr[ée]dit|红字|贷项)(?![a-z])",
+    r"(?<![a-z])(?:credit\s*note|credit\s*memo|avoir|gutschrift(?:s?nummer|s?nr)?|creditnota|creditfactuur"
+    r"|factura\s+de\s+abono|nota\s+(?:di\s+)?credito"
+    r"|nota\s+de\s+cr[ée]dito|note\s+de\s+cr[ée]dit|红字|贷项|ใบลดหนี้)(?![a-z])",
     re.I,
 )
 

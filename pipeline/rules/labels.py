@@ -87,7 +87,7 @@ LABELS: list[tuple[str, float, str]] = [
     (
         "service_charge",
         2.0,
-        rf"service{S}charge|svc{S}chg|service{S}fee|servicegeb[üu]hr|frais{S}de{S}service|服务费"
+        rf"service{S}charge|s(?:e?rv|vc){S}ch(?:g|arge)|service{S}fee|servicegeb[üu]hr|frais{S}de{S}service|服务费"
         rf"|ค่าบริการ",
     ),
     ("rounding", 2.0, rf"rounding(?:{S}adj\w*)?|round{S}adj\w*|arrondi|rundung|afronding|redondeo"),
@@ -215,6 +215,23 @@ COMPANY_RE = re.compile(
     re.I,
 )
 
+
+# Labels of numbers that are not the invoice's: company registration, tax and bank numbers,
+# phones, times, cashier and terminal codes (Malaysian receipts print several of them near the
+# top). A value printed right after one of these is not an invoice number.
+OTHER_ID_RE = re.compile(
+    r"(?<![a-z])(?:co(?:mpany)?\W*r[ef]g\w*|reg(?:istration)?\W*n[o0]|br\W*n[o0]|roc\W*n[o0]|ssm|gst\W*(?:id|reg)\w*"
+    r"|tax\W*id|tin|vat\W*(?:n[o0]|id|reg)\w*|iban|bic|swift|bank|a/?c\W*n[o0]|account\W*n[o0]|tel|phone|fax|hp"
+    r"|t[il1][mn]e|cashier|salesperson|s/p|staff|terminal|table|pos\W*id|customer\W*(?:n[o0]|id)|order\W*n[o0]"
+    r"|po\W*n[o0]|pat)(?![a-z])(?:\W*(?:n[o0]|nr|number|#)(?![a-z]))?\W*$",
+    re.I,
+)
+# Labels of the invoice's own number, OCR spellings included ("Raceipt#", "Bi11No.").
+INVOICE_NUMBER_RE = re.compile(
+    r"(?<![a-z])(?:invoice|inv|bill|bi[l1]{2}|r[ae]?[ce]{1,2}ipt|doc(?:ument)?|rechnung\w*|facture|factuur|factura"
+    r"|cb|ref|no|nr|n°|#)\W*(?:no|nr|num(?:ber)?|#|n°)?\W*$",
+    re.I,
+)
 
 EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
