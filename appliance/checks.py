@@ -247,9 +247,10 @@ def sha256_of(path: Path, block: int = 1 << 20) -> str:
 # Runs in a child interpreter: start or join Ray exactly as the server does, report, shut down.
 RAY_PROBE = """
 import json, sys
+from pathlib import Path
 import ray
 from pipeline.pool import connect_ray
-connect_ray(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
+connect_ray(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]))
 try:
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     print(json.dumps({"cpus": ray.cluster_resources().get("CPU", 0), "nodes": len(nodes)}))
@@ -266,7 +267,15 @@ def check_ray(settings: Settings) -> CheckResult:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     try:
         done = subprocess.run(
-            [sys.executable, "-c", RAY_PROBE, ray.address, str(ray.num_cpus), str(ray.object_store_mb)],
+            [
+                sys.executable,
+                "-c",
+                RAY_PROBE,
+                ray.address,
+                str(ray.num_cpus),
+                str(ray.object_store_mb),
+                str(settings.ray_token_file),
+            ],
             capture_output=True,
             text=True,
             env=env,
@@ -287,7 +296,8 @@ def check_ray(settings: Settings) -> CheckResult:
 def _ray_hint(address: str) -> str:
     if address:
         return (
-            "is `ray start --head` running there with the same Ray version and RAY_AUTH_MODE? "
+            "is `ray start --head` running there with the same Ray version and RAY_AUTH_MODE, "
+            "and does data_dir/ray-auth-token hold its token (`ray get-auth-token`)? "
             "or empty ray.address to start a local Ray"
         )
     return 'check free memory and /dev/shm (ray.object_store_mb), or set pool.backend = "inline"'

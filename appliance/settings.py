@@ -210,6 +210,12 @@ class Settings(BaseModel):
     def models_dir(self) -> Path:
         return self.data_dir / "models"
 
+    @property
+    def ray_token_file(self) -> Path:
+        """The local Ray's authentication token (written on first start, mode 0600), or the
+        cluster's when ``ray.address`` joins one; RAY_AUTH_TOKEN(_PATH) overrides it."""
+        return self.data_dir / "ray-auth-token"
+
     def worker_models(self) -> ModelConfig:
         """What every pipeline worker loads, taken from these settings (the one place that maps
         settings onto ``pipeline.context.ModelConfig``, which has no defaults of its own)."""

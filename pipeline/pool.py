@@ -17,7 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
 import uuid
+from pathlib import Path
 from typing import Any
 
 from pipeline.context import JobContext, ModelConfig
@@ -65,17 +67,55 @@ class InlinePool:
         self._workers.clear()
 
 
-def connect_ray(address: str = "", num_cpus: int = 0, object_store_mb: int = 200) -> None:
+def ray_auth(token_file: Path | None, create: bool = True) -> str:
+    """Keep Ray's token authentication on (Ray's default when ``RAY_AUTH_MODE`` is unset)
+    unless the operator set ``RAY_AUTH_MODE=disabled`` (theirs to choose, e.g. on an isolated
+    network), and return the mode in force.
+
+    Why on: Ray 2.60's gRPC servers (GCS, raylet, workers) listen on every interface of a host
+    that has a default route (``ss -ltnp``: ``*:port``), whatever address ``ray.init`` is
+    given, and anyone who reaches them can run code in the appliance. The token is read from
+    ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH`` when the operator set one, else from
+    ``token_file`` (64 hex digits, mode 0600), which is written on first start when ``create``
+    (a local Ray) and must hold the cluster's token when joining one (RuntimeError naming the
+    file when it is missing). ``token_file`` None leaves the choice to Ray
+    (``~/.ray/auth_token``)."""
+    # Left unset, Ray turns token mode on itself in ray.init (a new local cluster, or a token
+    # at hand when joining) and refreshes its cached config; setting the variable here, after
+    # `import ray`, would leave this driver thinking auth is off while its raylet requires it.
+    mode = os.environ.get("RAY_AUTH_MODE", "token").lower()
+    if mode != "token" or token_file is None:
+        return mode
+    if os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH"):
+        return mode
+    if not token_file.exists():
+        if not create:
+            raise RuntimeError(
+                f"Ray token authentication is on but {token_file} does not exist: copy the cluster's token "
+                "there (`ray get-auth-token` on the head node), or set RAY_AUTH_TOKEN"
+            )
+        token_file.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32))  # 256 bits, as `ray` generates its own
+    os.environ["RAY_AUTH_TOKEN_PATH"] = str(token_file)
+    return mode
+
+
+def connect_ray(
+    address: str = "", num_cpus: int = 0, object_store_mb: int = 200, token_file: Path | None = None
+) -> None:
     """Start a local Ray (``address`` empty) or join a cluster (``auto``, ``ray://…``); idempotent.
 
-    The dashboard stays off (plain ``ray``); token auth is off unless the operator sets
-    RAY_AUTH_MODE, since the appliance's Ray listens on loopback only when it starts its own.
+    The dashboard stays off (plain ``ray``). Token authentication is on unless the operator
+    turned it off (``ray_auth``; ``token_file`` is ``<data_dir>/ray-auth-token`` in the
+    appliance). Raises what ``ray.init`` raises (RuntimeError without the cluster's token).
     """
     import ray
 
     if ray.is_initialized():
         return
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    mode = ray_auth(token_file, create=not address)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     kwargs: dict[str, Any] = {
         "include_dashboard": False,
@@ -84,11 +124,17 @@ def connect_ray(address: str = "", num_cpus: int = 0, object_store_mb: int = 200
         "ignore_reinit_error": True,
     }
     if address:
+        if mode == "token" and "RAY_AUTH_MODE" not in os.environ:
+            # ray.init never turns token mode on for an explicit address; Ray's own switch sets
+            # the variable and refreshes the config it cached at import (ray pinned in the lock).
+            from ray._private.authentication.authentication_token_setup import _enable_token_auth
+
+            _enable_token_auth()
         ray.init(address=address, **kwargs)
-        log.info("joined the Ray cluster at %s", address)
+        log.info("joined the Ray cluster at %s (auth %s)", address, mode)
     else:
         ray.init(num_cpus=num_cpus or os.cpu_count() or 2, object_store_memory=object_store_mb * 1024 * 1024, **kwargs)
-        log.info("started a local Ray (%d CPUs)", num_cpus or os.cpu_count() or 2)
+        log.info("started a local Ray (%d CPUs, auth %s)", num_cpus or os.cpu_count() or 2, mode)
 
 
 class RayPool:
@@ -228,12 +274,14 @@ async def start_pool(
     ray_address: str = "",
     num_cpus: int = 0,
     object_store_mb: int = 200,
+    ray_token_file: Path | None = None,
 ):
-    """Start the pool named by ``kind`` (``ray`` or ``inline``) and wait until its models are loaded."""
+    """Start the pool named by ``kind`` (``ray`` or ``inline``) and wait until its models are
+    loaded; ``ray_token_file`` as in ``connect_ray``."""
     if kind == "inline":
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(None, lambda: InlinePool(models, size, ocr_concurrency))
     if kind != "ray":
         raise ValueError(f"unknown pool kind {kind!r}; choose 'ray' or 'inline'")
-    connect_ray(ray_address, num_cpus, object_store_mb)
+    connect_ray(ray_address, num_cpus, object_store_mb, ray_token_file)
     return await RayPool(models, size, ocr_concurrency).start()

@@ -32,7 +32,6 @@ class ServerProcess:
         self.metrics_port = free_port()  # never the shared default 9464: tests run beside real appliances
         self.env = {
             **os.environ,
-            "RAY_AUTH_MODE": "disabled",
             "APPLIANCE_METRICS_PORT": str(self.metrics_port),
             **(env or {}),
         }
@@ -96,12 +95,16 @@ def multipart(data: bytes, filename: str, content_type: str) -> tuple[bytes, str
     return head + data + f"\r\n--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
 
 
-def cli(config: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def cli(
+    config: Path, *args: str, env: dict[str, str] | None = None, clean_env: bool = False
+) -> subprocess.CompletedProcess:
+    """``appliance --config CONFIG ARGS`` in a subprocess; ``env`` is added to this process's
+    environment, or replaces it with ``clean_env``."""
     return subprocess.run(
         [sys.executable, "-m", "appliance.cli", "--config", str(config), *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=600,
-        env={**os.environ, "RAY_AUTH_MODE": "disabled", **(env or {})},
+        env=dict(env or {}) if clean_env else {**os.environ, **(env or {})},
     )

@@ -17,10 +17,10 @@ pytestmark = [pytest.mark.ray, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def ray_session():
+def ray_session(tmp_path_factory):
     import ray
 
-    connect_ray("", num_cpus=2, object_store_mb=100)
+    connect_ray("", num_cpus=2, object_store_mb=100, token_file=tmp_path_factory.mktemp("ray") / "token")
     yield
     ray.shutdown()
 

@@ -40,10 +40,10 @@ async def test_inline_pool_times_out_and_keeps_the_worker_out_until_it_ends(monk
 
 
 @pytest.fixture(scope="module")
-def ray_session():
+def ray_session(tmp_path_factory):
     import ray
 
-    connect_ray("", num_cpus=2, object_store_mb=100)
+    connect_ray("", num_cpus=2, object_store_mb=100, token_file=tmp_path_factory.mktemp("ray") / "token")
     yield
     ray.shutdown()
 

@@ -38,6 +38,7 @@ async def start_worker_pool(settings: Settings):
         ray_address=settings.ray.address,
         num_cpus=settings.ray.num_cpus,
         object_store_mb=settings.ray.object_store_mb,
+        ray_token_file=settings.ray_token_file,
     )
 
 
