@@ -153,7 +153,9 @@ def test_lora_to_gguf_failure_carries_the_stderr_tail(tmp_path, monkeypatch):
     assert not out.exists() and not out.with_name("adapter.gguf.part").exists()
     (cmd, kwargs), *_ = calls
     assert cmd[:2] == [sys.executable, str(converter)]
-    assert cmd[cmd.index("--outtype") + 1] == "f16" and Path(cmd[-1]).name.startswith("adapter.")
+    # the converter names the GGUF after the adapter folder: named after the output, never random
+    assert cmd[cmd.index("--outtype") + 1] == "f16" and Path(cmd[-1]).name == "adapter"
+    assert not Path(cmd[-1]).parent.exists()
     assert kwargs["cwd"] == converter.parent
     assert kwargs["env"]["PYTHONPATH"].split(":") == ["gguf-py", "."]
 

@@ -269,8 +269,11 @@ def lora_to_gguf(
     part = out.with_name(out.name + ".part")
     cmd = [sys.executable, str(script), "--base", str(Path(base_dir).resolve())]
     # Only the adapter's two files go to the converter: it copies metadata from a README.md model
-    # card too, and peft's card names the training host's base-model path.
-    clean = Path(tempfile.mkdtemp(prefix="adapter."))
+    # card too, and peft's card names the training host's base-model path. The converter names
+    # the GGUF (general.name) after this folder: a fixed name keeps the file the same in every run.
+    scratch = Path(tempfile.mkdtemp(prefix="adapter."))
+    clean = scratch / out.name.removesuffix(".gguf")
+    clean.mkdir()
     for name in ("adapter_config.json", "adapter_model.safetensors"):
         if (Path(adapter_dir) / name).is_file():
             shutil.copy2(Path(adapter_dir) / name, clean / name)
@@ -285,7 +288,7 @@ def lora_to_gguf(
             )
         os.replace(part, out)
     finally:
-        shutil.rmtree(clean, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
         if part.exists():
             part.unlink()
     return out
