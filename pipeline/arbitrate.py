@@ -35,7 +35,7 @@ from typing import Any
 from pipeline.money import agree, cash_rounded, cents, is_amount, to_amount
 from pipeline.rules.labels import COMPANY_RE
 from pipeline.schema import AMOUNT_FIELDS, DATE_FIELDS, HEADER_FIELDS, ID_FIELDS, KEY_FIELDS, Source
-from pipeline.validate import balance_adds_up, lines_add_up, totals_add_up
+from pipeline.validate import balance_adds_up, lines_add_up, tax_below_total, totals_add_up
 
 TABLE_PATH = Path(__file__).with_name("arbiter_table.json")
 
@@ -237,7 +237,7 @@ def key_field_reasons(
 
 
 def _arithmetic_errors(values: dict[str, Any]) -> int:
-    return len(totals_add_up(values)) + len(balance_adds_up(values))
+    return len(totals_add_up(values)) + len(tax_below_total(values)) + len(balance_adds_up(values))
 
 
 def _who(source: Source | None) -> str:

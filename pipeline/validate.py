@@ -53,7 +53,9 @@ def totals_add_up(data: dict[str, Any]) -> list[str]:
         + _num(data, "shipping_cost")
         + _num(data, "service_charge")
     )
-    if not (agree(expected, total) or cash_rounded(expected, total) or agree(subtotal, total)):
+    # prices that include the tax: the subtotal is the total, the tax (a part of it) shown apart
+    inclusive = agree(subtotal, total) and abs(_num(data, "tax_amount")) < abs(total)
+    if not (agree(expected, total) or cash_rounded(expected, total) or inclusive):
         return [
             f"totals do not add up: subtotal {subtotal:.2f} - discount + tax + charges = {expected:.2f}, "
             f"total_amount is {total:.2f}"
@@ -105,9 +107,19 @@ def total_not_negative(data: dict[str, Any]) -> list[str]:
     return [f"total_amount {total:.2f} is negative"]
 
 
+def tax_below_total(data: dict[str, Any]) -> list[str]:
+    """The tax is a part of the total: no VAT or GST rate reaches 100 %, so a tax amount as large
+    as the total is another figure read into the wrong field (a receipt's "Total incl. GST")."""
+    tax, total = _amount(data, "tax_amount"), _amount(data, "total_amount")
+    if tax is None or total is None or tax == 0 or abs(tax) < abs(total):
+        return []
+    return [f"tax_amount {tax:.2f} is not less than total_amount {total:.2f}"]
+
+
 CHECKS: tuple[Check, ...] = (
     total_present,
     totals_add_up,
+    tax_below_total,
     lines_add_up,
     balance_adds_up,
     dates_are_dates,

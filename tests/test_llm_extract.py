@@ -315,6 +315,15 @@ def test_a_disputed_total_is_settled_by_the_arithmetic_and_still_flagged(table):
     assert "total_amount 53.60 not confirmed: the rules read 100.00" in key_field_reasons(decisions, table)
 
 
+def test_a_tax_as_large_as_the_total_does_not_settle_a_disputed_total(table):
+    # SROIE 080 (dev set): "Total Inclusive GST: 10.40" read by the model as the tax, and its
+    # subtotal 9.81 as the total; prices include the tax, so subtotal = total passes on its own
+    rules = {"total_amount": Decimal("10.40")}
+    model = {"subtotal": Decimal("9.81"), "tax_amount": Decimal("10.40"), "total_amount": Decimal("9.81")}
+    decisions = arbitrate({}, rules, model, table)
+    assert decisions["total_amount"].value == Decimal("10.40") and decisions["total_amount"].source == Source.RULES
+
+
 def test_a_template_value_wins_and_names_prefer_the_model_in_a_dispute(table):
     decisions = arbitrate(
         {"invoice_number": "T-1"},

@@ -111,6 +111,11 @@ def test_validation_rules():
     assert validate({"subtotal": 1.0}) == ["total_amount is missing"]
     assert validate({**ok, "due_date": "2024-01-01"}) == ["due_date 2024-01-01 is before invoice_date 2024-03-05"]
     assert validate({**ok, "paid_amount": 100.0, "balance_amount": 9.0})[0].startswith("total_amount 119.00 - paid")
+    # prices that include the tax: subtotal = total, the tax shown apart; a tax as large as the
+    # total is another figure in the wrong field
+    inclusive = {"subtotal": 9.81, "tax_amount": 0.59, "total_amount": 9.81, "invoice_date": "2024-03-05"}
+    assert validate(inclusive) == []
+    assert "tax_amount 10.40 is not less than total_amount 9.81" in validate({**inclusive, "tax_amount": 10.4})
 
 
 def test_ocr_lang_mapping_and_unknown_engines():
