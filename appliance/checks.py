@@ -157,6 +157,14 @@ def check_llm(settings: Settings) -> CheckResult:
         return CheckResult(
             "llm", False, "llama-cpp-python is not installed", 'run scripts/setup, or set llm.backend = "none"'
         )
+    if llm.gpu_layers != 0 and not _llama_offloads():
+        return CheckResult(
+            "llm",
+            False,
+            f"llm.gpu_layers = {llm.gpu_layers} but this llama-cpp-python was built without GPU support",
+            "run scripts/setup (or scripts/install) on the GPU host with the CUDA toolkit installed, "
+            "or set llm.gpu_layers = 0",
+        )
     model = _configured_gguf(Path(llm.model_path)) if llm.model_path else _bundled_gguf(settings)
     if not model.ok or not llm.adapter():
         return model
@@ -164,6 +172,13 @@ def check_llm(settings: Settings) -> CheckResult:
     if not adapter.ok:
         return adapter
     return CheckResult("llm", True, f"{model.detail}; {adapter.detail}")
+
+
+def _llama_offloads() -> bool:
+    """Whether the installed llama.cpp can put layers on a GPU (a CUDA, Metal or Vulkan build)."""
+    import llama_cpp
+
+    return bool(llama_cpp.llama_supports_gpu_offload())
 
 
 def _adapter(path: Path) -> CheckResult:

@@ -124,6 +124,9 @@ class LlmSettings(Section):
     adapter_path: str = BUNDLED_ADAPTER
     n_ctx: int = Field(4096, ge=512)
     n_threads: int = Field(2, ge=1)
+    # Layers offloaded to the GPU (llama.cpp's n_gpu_layers): 0 none, -1 all; needs the CUDA build
+    # of llama-cpp-python (scripts/setup makes it on a host with an NVIDIA GPU).
+    gpu_layers: int = Field(0, ge=-1)
     max_tokens: int = Field(512, ge=1)
     enabled: bool = True
     # Which outcomes of rules vs model a key field may be completed on, and who wins disputes:
@@ -229,6 +232,7 @@ class Settings(BaseModel):
             llm_adapter_path=self.llm.adapter(),
             llm_n_ctx=self.llm.n_ctx,
             llm_threads=self.llm.n_threads,
+            llm_gpu_layers=self.llm.gpu_layers,
             llm_max_tokens=self.llm.max_tokens,
             llm_enabled=self.llm.enabled,
             llm_arbiter_table=self.llm.arbiter_table,

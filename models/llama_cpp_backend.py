@@ -36,7 +36,8 @@ class LlamaCppBackend:
 
     ``model_path``: a GGUF file; empty or None means the bundled Gemma 3 270M, assembled into
     ``<data_dir>/models/`` on first use. ``n_ctx``: context in tokens (prompt plus output).
-    ``n_threads``: CPU threads for one call. ``lora_path``: a LoRA adapter GGUF applied to the
+    ``n_threads``: CPU threads for one call. ``n_gpu_layers``: layers offloaded to the GPU (0
+    none, -1 all; a CPU build of llama.cpp ignores it). ``lora_path``: a LoRA adapter GGUF applied to the
     model (scale 1.0; empty or None: none), e.g. our extraction adapter (``models/adapters/``).
     Other keyword options are ignored (the pipeline passes all ``llm.*`` settings to whichever
     back-end is configured).
@@ -54,6 +55,7 @@ class LlamaCppBackend:
         n_threads: int = 2,
         data_dir: str | None = None,
         lora_path: str | None = None,
+        n_gpu_layers: int = 0,
         **_: object,
     ) -> None:
         if lora_path and not Path(lora_path).is_file():
@@ -77,7 +79,12 @@ class LlamaCppBackend:
         if self.lora_path:  # extractionProvider then names the adapter an answer came from
             self.name = f"llama_cpp:{Path(self.lora_path).stem}"
         self._llm = Llama(
-            model_path=str(path), lora_path=self.lora_path, n_ctx=n_ctx, n_threads=n_threads, verbose=False
+            model_path=str(path),
+            lora_path=self.lora_path,
+            n_ctx=n_ctx,
+            n_threads=n_threads,
+            n_gpu_layers=n_gpu_layers,
+            verbose=False,
         )
         self._n_ctx = self._llm.n_ctx()
         self._grammars: dict[str, object] = {}

@@ -13,7 +13,8 @@ class ModelConfig:
     No defaults here: the appliance's settings own them, and ``Settings.worker_models()`` is
     the one place that builds a ModelConfig (names as in config.toml: ``ocr.engine``,
     ``ocr.OCR_LANG``, ``ocr.threads``, ``ocr.dpi``, ``llm.*``
-    (``llm_adapter_path``: the LoRA GGUF to apply, "" for none; ``llm_arbiter_table``: the
+    (``llm_adapter_path``: the LoRA GGUF to apply, "" for none; ``llm_gpu_layers``: layers on
+    the GPU, 0 none, -1 all; ``llm_arbiter_table``: the
     ``pipeline.arbitrate.ArbiterTable`` file, "" for the bundled one),
     ``limits.worker_memory_mb``
     (MB, 0: no limit) and ``limits.job_timeout_seconds`` (seconds, 0: none)).
@@ -28,6 +29,7 @@ class ModelConfig:
     llm_adapter_path: str
     llm_n_ctx: int
     llm_threads: int
+    llm_gpu_layers: int
     llm_max_tokens: int
     llm_enabled: bool
     llm_arbiter_table: str

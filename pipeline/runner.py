@@ -75,6 +75,7 @@ class Extractor:
                 lora_path=models.llm_adapter_path or None,
                 n_ctx=models.llm_n_ctx,
                 n_threads=models.llm_threads,
+                n_gpu_layers=models.llm_gpu_layers,
                 data_dir=models.data_dir,
             )
 

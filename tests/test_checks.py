@@ -97,6 +97,24 @@ def test_configured_model_path_must_be_a_gguf_file(tmp_path):
     assert checks.check_llm(make_settings(tmp_path, {"llm": {"backend": "llama_cpp", "enabled": False}})).ok
 
 
+def test_gpu_layers_need_a_llama_cpp_built_for_the_gpu(tmp_path, monkeypatch):
+    if checks.importlib.util.find_spec("llama_cpp") is None:
+        pytest.skip("llama-cpp-python is not installed")
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"GGUF" + b"\0" * 100)
+    on_gpu = make_settings(tmp_path, {"llm": {"backend": "llama_cpp", "model_path": str(gguf), "gpu_layers": -1}})
+    monkeypatch.setattr(checks, "_llama_offloads", lambda: False)
+    result = checks.check_llm(on_gpu)
+    assert (
+        not result.ok and result.detail == "llm.gpu_layers = -1 but this llama-cpp-python was built without GPU support"
+    )
+    assert "scripts/setup" in result.hint and "llm.gpu_layers = 0" in result.hint
+    cpu = make_settings(tmp_path, {"llm": {"backend": "llama_cpp", "model_path": str(gguf)}})
+    assert checks.check_llm(cpu).ok  # gpu_layers 0: the CPU build is fine
+    monkeypatch.setattr(checks, "_llama_offloads", lambda: True)
+    assert checks.check_llm(on_gpu).ok
+
+
 def test_arbiter_table_must_load(tmp_path):
     assert checks.check_arbiter(make_settings(tmp_path, {"llm": {"arbiter_table": ""}})).ok
     missing = checks.check_arbiter(make_settings(tmp_path, {"llm": {"arbiter_table": str(tmp_path / "none.json")}}))

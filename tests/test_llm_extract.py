@@ -400,6 +400,26 @@ def test_choose_lines_takes_the_list_that_adds_up():
     assert not lines_settled([[], []], header)
 
 
+def test_the_backend_hands_gpu_layers_to_llama_cpp(tmp_path, monkeypatch):
+    llama_cpp = pytest.importorskip("llama_cpp")
+    from models.llama_cpp_backend import LlamaCppBackend
+
+    seen = {}
+
+    class Recorder:
+        def __init__(self, **kwargs):
+            seen.update(kwargs)
+
+        def n_ctx(self):
+            return 512
+
+    monkeypatch.setattr(llama_cpp, "Llama", Recorder)
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    LlamaCppBackend(model_path=str(model), n_ctx=512, n_gpu_layers=-1)
+    assert seen["n_gpu_layers"] == -1 and seen["model_path"] == str(model)
+
+
 def test_a_looping_answer_is_recognised():
     from models.llama_cpp_backend import LOOP_WINDOW, repeats
 

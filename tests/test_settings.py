@@ -67,6 +67,14 @@ def test_file_then_environment(tmp_path):
     assert load_settings(config, env=env, data_dir=tmp_path / "f").data_dir == tmp_path / "f"
 
 
+def test_gpu_layers_reach_the_workers(tmp_path):
+    assert load_settings(None, env={}, data_dir=tmp_path).worker_models().llm_gpu_layers == 0
+    settings = load_settings(None, env={"APPLIANCE_LLM_GPU_LAYERS": "-1"}, data_dir=tmp_path)
+    assert settings.worker_models().llm_gpu_layers == -1
+    with pytest.raises(ConfigError, match="gpu_layers"):
+        load_settings(None, env={"APPLIANCE_LLM_GPU_LAYERS": "-2"}, data_dir=tmp_path)
+
+
 def test_config_from_environment_variable(tmp_path):
     config = tmp_path / "other.toml"
     config.write_text("[server]\nport = 9100\n")
