@@ -8,6 +8,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.test_install import dry_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,6 +22,14 @@ def fake_tool(folder: Path, name: str, output: str = "") -> Path:
     tool.write_text(f"#!/bin/sh\nprintf '%s\\n' '{output}'\n")
     tool.chmod(0o755)
     return tool
+
+
+def fake_nvcc(tmp_path: Path, cublas: bool = True) -> Path:
+    """A fake nvcc in tmp_path/bin, with cuBLAS's header in tmp_path/include (its toolkit root)."""
+    if cublas:
+        (tmp_path / "include").mkdir(exist_ok=True)
+        (tmp_path / "include" / "cublas_v2.h").write_text("")
+    return fake_tool(tmp_path / "bin", "nvcc")
 
 
 def host_path(fake_bin: Path) -> str:
@@ -47,7 +57,7 @@ def test_no_gpu_is_the_cpu_build(tmp_path):
 
 def test_a_gpu_and_nvcc_give_the_cuda_build_for_its_architecture(tmp_path):
     fake_tool(tmp_path / "bin", "nvidia-smi", "9.0")
-    nvcc = fake_tool(tmp_path / "bin", "nvcc")
+    nvcc = fake_nvcc(tmp_path)
     done = cmake_args(tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["-DGGML_CUDA=on", f"-DCMAKE_CUDA_COMPILER={nvcc}", "-DCMAKE_CUDA_ARCHITECTURES=90"]
@@ -62,9 +72,21 @@ def test_a_gpu_without_nvcc_is_the_cpu_build_and_says_what_to_install(tmp_path):
     assert "no CUDA compiler" in done.stderr and "install the CUDA toolkit" in done.stderr
 
 
+@pytest.mark.skipif(Path("/usr/include/cublas_v2.h").exists(), reason="this host has cuBLAS in /usr/include")
+def test_nvcc_without_cublas_is_the_cpu_build_and_says_so(tmp_path):
+    # measured on the CI machine: a CUDA 13.0 nvcc without cuBLAS fails llama.cpp's CMake step
+    fake_tool(tmp_path / "bin", "nvidia-smi", "9.0")
+    fake_nvcc(tmp_path, cublas=False)
+    done = cmake_args(tmp_path)
+    assert (done.returncode, done.stdout) == (0, "")
+    assert "no cuBLAS" in done.stderr
+    forced = cmake_args(tmp_path, LLAMA_CUDA="1")
+    assert forced.returncode == 1 and "no cuBLAS" in forced.stderr
+
+
 def test_the_operator_forces_either_build(tmp_path):
     fake_tool(tmp_path / "bin", "nvidia-smi", "9.0")
-    fake_tool(tmp_path / "bin", "nvcc")
+    fake_nvcc(tmp_path)
     assert cmake_args(tmp_path, LLAMA_CUDA="0").stdout == ""
     (tmp_path / "bin" / "nvcc").unlink()
     forced = cmake_args(tmp_path, LLAMA_CUDA="1")
@@ -73,7 +95,7 @@ def test_the_operator_forces_either_build(tmp_path):
 
 def test_install_dry_run_on_a_gpu_host_compiles_llama_cpp_with_cuda(tmp_path, monkeypatch):
     fake_tool(tmp_path / "bin", "nvidia-smi", "9.0")
-    fake_tool(tmp_path / "bin", "nvcc")
+    fake_nvcc(tmp_path)
     monkeypatch.setenv("PATH", host_path(tmp_path / "bin"))
     monkeypatch.setenv("CUDA_HOME", str(tmp_path / "no-cuda"))
     result = dry_run(tmp_path)
