@@ -109,7 +109,9 @@ def check_ocr(settings: Settings) -> CheckResult:
     engine = settings.ocr.engine
     started = time.perf_counter()
     try:
-        load_ocr(engine, lang=settings.ocr.OCR_LANG, threads=settings.ocr.threads)
+        models = settings.worker_models()
+        options = dict(models.ocr_options)
+        load_ocr(engine, lang=models.ocr_lang, threads=models.ocr_threads, device=models.ocr_device, **options)
     except Exception as exc:  # whatever the back-end raises, the operator needs the message
         return CheckResult(
             "ocr",

@@ -113,6 +113,24 @@ class OcrSettings(Section):
     concurrency: int = Field(1, ge=1)
     dpi: int = Field(200, ge=72, le=600)
     threads: int = Field(2, ge=1)
+    # Where the engine runs: "cpu", or "cuda" (rapidocr through onnxruntime-gpu's CUDA provider;
+    # surya's detector on torch's GPU).
+    device: Literal["cpu", "cuda"] = "cpu"
+    # The OCR stage of pool.mode "staged" (pipeline.stages): pages of many jobs wait at most
+    # batch_window_ms for each other and go to the engine in batches of at most batch_max_pages.
+    batch_max_pages: int = Field(16, ge=1)
+    batch_window_ms: int = Field(50, ge=0)
+    # GPUs reserved by each OCR stage actor (Ray's num_gpus; fractions share one GPU).
+    num_gpus: float = Field(0.0, ge=0)
+    # ocr.engine = "surya" (GPU hosts): surya-ocr runs in its own environment (scripts/setup-surya)
+    # beside ours. Empty surya_python: <checkout>/.venv-surya/bin/python.
+    surya_python: str = ""
+    # Local folder of the text detector's weights (config.json, model.safetensors, preprocessor_config.json).
+    surya_detector_path: str = ""
+    # Surya's recognition VLM behind an OpenAI-compatible server: its base URL (http://127.0.0.1:8011/v1) ...
+    surya_recognizer_url: str = ""
+    # ... and, when the appliance should start and stop that server with the OCR stage, its command line.
+    surya_recognizer_command: str = ""
 
 
 class LlmSettings(Section):
@@ -129,6 +147,10 @@ class LlmSettings(Section):
     gpu_layers: int = Field(0, ge=-1)
     max_tokens: int = Field(512, ge=1)
     enabled: bool = True
+    # pool.mode "staged": llama.cpp instances in the LLM stage, each decoding one document at a
+    # time (several sequences at once over the stage), and the GPUs the stage reserves (Ray's num_gpus).
+    parallel: int = Field(1, ge=1)
+    num_gpus: float = Field(0.0, ge=0)
     # Which outcomes of rules vs model a key field may be completed on, and who wins disputes:
     # a table fitted by scripts/calibrate-arbiter for one model; empty: the one fitted for the
     # bundled model and adapter (pipeline/arbiter_table.json).
@@ -152,6 +174,10 @@ class QueueSettings(Section):
 
 class PoolSettings(Section):
     backend: Literal["ray", "inline"] = "ray"
+    # "single": every worker runs whole documents with its own models (small CPU hosts).
+    # "staged": CPU workers hand OCR pages and LLM prompts to shared OCR and LLM stage actors,
+    # which batch them across jobs (GPU hosts). "auto": staged when Ray sees a GPU.
+    mode: Literal["auto", "single", "staged"] = "auto"
     workers: int = Field(1, ge=1)
 
 
@@ -226,6 +252,12 @@ class Settings(BaseModel):
             ocr_engine=self.ocr.engine,
             ocr_lang=self.ocr.OCR_LANG,
             ocr_threads=self.ocr.threads,
+            ocr_device=self.ocr.device,
+            ocr_options=tuple(
+                (name.removeprefix("surya_"), str(value))
+                for name, value in self.ocr.model_dump().items()
+                if name.startswith("surya_")
+            ),
             dpi=self.ocr.dpi,
             llm_backend=self.llm.backend,
             llm_model_path=self.llm.model_path,

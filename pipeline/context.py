@@ -12,7 +12,9 @@ class ModelConfig:
 
     No defaults here: the appliance's settings own them, and ``Settings.worker_models()`` is
     the one place that builds a ModelConfig (names as in config.toml: ``ocr.engine``,
-    ``ocr.OCR_LANG``, ``ocr.threads``, ``ocr.dpi``, ``llm.*``
+    ``ocr.OCR_LANG``, ``ocr.threads``, ``ocr.device``, ``ocr.dpi``, ``llm.*``
+    (``ocr_options``: the engine's own keys, ``ocr.surya_*`` without the prefix, passed to it
+    as keyword arguments)
     (``llm_adapter_path``: the LoRA GGUF to apply, "" for none; ``llm_gpu_layers``: layers on
     the GPU, 0 none, -1 all; ``llm_arbiter_table``: the
     ``pipeline.arbitrate.ArbiterTable`` file, "" for the bundled one),
@@ -23,6 +25,8 @@ class ModelConfig:
     ocr_engine: str
     ocr_lang: str
     ocr_threads: int
+    ocr_device: str
+    ocr_options: tuple[tuple[str, str], ...]
     dpi: int
     llm_backend: str
     llm_model_path: str

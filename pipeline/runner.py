@@ -66,7 +66,13 @@ class Extractor:
         self.models = models
         self.gate = gate or OcrGate(1)
         self.arbiter = ArbiterTable.load(models.llm_arbiter_table)
-        self.ocr = load_ocr(models.ocr_engine, lang=models.ocr_lang, threads=models.ocr_threads)
+        self.ocr = load_ocr(
+            models.ocr_engine,
+            lang=models.ocr_lang,
+            threads=models.ocr_threads,
+            device=models.ocr_device,
+            **dict(models.ocr_options),
+        )
         self.llm = None
         if models.llm_enabled:
             self.llm = load_llm(
