@@ -45,6 +45,7 @@ class Snapshot:
     oldest_job_seconds: float = 0.0
     credits: dict[str, int] = field(default_factory=lambda: {reason: 0 for reason in LEDGER_REASONS})
     ledger_id: int = 0  # the ledger rows up to this id are summed in ``credits``
+    stages: dict[str, dict] = field(default_factory=dict)  # pipeline.pool.RayPool.stage_stats()
 
 
 class Metrics:
@@ -52,6 +53,9 @@ class Metrics:
 
     def __init__(self, db: Database | None = None) -> None:
         self.db = db
+        # set by the server once the pool runs: an async callable returning the stage actors'
+        # stats (OCR batch sizes, engine seconds; pool.mode "staged"), read at scrape time
+        self.stage_stats = None
         self.snapshot = Snapshot()
         self.registry = CollectorRegistry()
         registry = self.registry
@@ -130,6 +134,11 @@ class Metrics:
 
     async def refresh(self) -> None:
         """Read the SQLite values into ``snapshot``; on a database error, ``appliance_database_up`` is 0."""
+        if self.stage_stats is not None:
+            try:
+                self.snapshot.stages = await self.stage_stats()
+            except Exception as exc:
+                log.warning("metrics: no stage stats: %s", exc)
         if self.db is None:
             return
         try:
@@ -188,6 +197,7 @@ class _SnapshotCollector:
 
     def collect(self):
         snap = self.metrics.snapshot
+        yield from _stage_families(snap.stages)
         if self.metrics.db is None:
             return
         yield GaugeMetricFamily(
@@ -219,3 +229,37 @@ class _SnapshotCollector:
 def _epoch(stamp: str) -> float:
     """Seconds since the epoch of an ISO 8601 timestamp as written by ``appliance.db.utcnow``."""
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def _stage_families(stages: dict[str, dict]):
+    """The stage actors' counters (pool.mode "staged"), as their ``stats()`` report them."""
+    ocr, llm = stages.get("ocr"), stages.get("llm")
+    if ocr:
+        batches = CounterMetricFamily(
+            "appliance_ocr_batches", "OCR engine calls of the OCR stage, by pages in the batch", labels=["pages"]
+        )
+        for pages, count in sorted(ocr.get("batch_sizes", {}).items(), key=lambda item: int(item[0])):
+            batches.add_metric([str(pages)], count)
+        yield batches
+        yield CounterMetricFamily(
+            "appliance_ocr_engine_seconds",
+            "Seconds the OCR stage spent in its engine",
+            value=ocr.get("busy_seconds", 0),
+        )
+        yield CounterMetricFamily(
+            "appliance_ocr_page_wait_seconds",
+            "Seconds pages waited in the OCR stage for their batch to start, summed",
+            value=ocr.get("page_wait_seconds", 0),
+        )
+        yield GaugeMetricFamily(
+            "appliance_ocr_waiting_pages", "Pages queued in the OCR stage", value=ocr.get("waiting_pages", 0)
+        )
+    if llm:
+        yield CounterMetricFamily(
+            "appliance_llm_stage_calls", "Prompts the LLM stage answered", value=llm.get("calls", 0)
+        )
+        yield CounterMetricFamily(
+            "appliance_llm_stage_seconds",
+            "Seconds the LLM stage spent decoding, summed",
+            value=llm.get("busy_seconds", 0),
+        )

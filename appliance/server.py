@@ -79,6 +79,7 @@ async def serve(
         async with running_pipeline(settings, db, metrics) as (pool, dispatcher):
             _on_signals(stop)  # after ray.init, which installs handlers of its own
             readiness.attach(pool, dispatcher)
+            metrics.stage_stats = getattr(pool, "stage_stats", None)
             log.info("serving on http://%s:%d/api/v1 (OpenAPI at /api/docs)", host, port)
             print(f"appliance ready on http://{host}:{port}", flush=True)
             if ready is not None:

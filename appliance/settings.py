@@ -33,7 +33,7 @@ from pydantic import (
 
 from appliance.errors import ConfigError
 from models.registry import BUNDLED_ADAPTER
-from pipeline.context import ModelConfig
+from pipeline.context import ModelConfig, StageConfig
 
 
 class Section(BaseModel):
@@ -244,6 +244,17 @@ class Settings(BaseModel):
         """The local Ray's authentication token (written on first start, mode 0600), or the
         cluster's when ``ray.address`` joins one; RAY_AUTH_TOKEN(_PATH) overrides it."""
         return self.data_dir / "ray-auth-token"
+
+    def stage_config(self) -> StageConfig:
+        """How the Ray pool is laid out (``pool.mode`` and the stage keys), for ``pipeline.pool``."""
+        return StageConfig(
+            mode=self.pool.mode,
+            batch_max_pages=self.ocr.batch_max_pages,
+            batch_window_ms=self.ocr.batch_window_ms,
+            ocr_num_gpus=self.ocr.num_gpus,
+            llm_parallel=self.llm.parallel,
+            llm_num_gpus=self.llm.num_gpus,
+        )
 
     def worker_models(self) -> ModelConfig:
         """What every pipeline worker loads, taken from these settings (the one place that maps

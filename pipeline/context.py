@@ -42,6 +42,33 @@ class ModelConfig:
     job_timeout_seconds: float
 
 
+@dataclass(frozen=True)
+class StageConfig:
+    """How the Ray pool is laid out (``pool.mode``, ``ocr.batch_*``, ``ocr.num_gpus``,
+    ``llm.parallel``, ``llm.num_gpus``; ``appliance.settings`` is the one place that fills it).
+
+    ``mode``: ``single`` (each worker runs whole documents with its own models), ``staged``
+    (CPU workers plus one OCR stage and one LLM stage actor, ``pipeline.stages``), or ``auto``
+    (staged when the Ray cluster has a GPU). Pages wait at most ``batch_window_ms``
+    (milliseconds) for a batch of at most ``batch_max_pages``; ``*_num_gpus`` are Ray's GPU
+    reservations of the stage actors (fractions share a GPU)."""
+
+    mode: str = "single"
+    batch_max_pages: int = 16
+    batch_window_ms: int = 50
+    ocr_num_gpus: float = 0.0
+    llm_parallel: int = 1
+    llm_num_gpus: float = 0.0
+
+    def resolved_mode(self) -> str:
+        """``single`` or ``staged``: ``auto`` asks the connected Ray for GPUs."""
+        if self.mode != "auto":
+            return self.mode
+        import ray
+
+        return "staged" if ray.cluster_resources().get("GPU", 0) > 0 else "single"
+
+
 SOURCES = ("template", "rules", "model")  # the value proposers of tiers 1 and 2
 
 

@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from pipeline.context import JobContext, ModelConfig
+from pipeline.context import JobContext, ModelConfig, StageConfig
 from pipeline.errors import JobTimeout, TemporaryError, WorkerLost
 
 log = logging.getLogger(__name__)
@@ -138,16 +138,24 @@ def connect_ray(
 
 
 class RayPool:
-    """``size`` Ray actors, each an Extractor, plus the OCR gate actor.
+    """``size`` Ray actors, each an Extractor, plus the OCR gate actor; with ``stages`` in staged
+    mode the actors are CPU workers (``pipeline.worker.StagedExtractor``) and two more actors hold
+    the models: the OCR stage and the LLM stage (``pipeline.stages``).
 
     ``start()`` creates them and waits until every actor has loaded its models (readiness).
-    A dead actor is restarted by Ray (``max_restarts``); its job comes back as WorkerLost.
+    A dead actor is restarted by Ray (``max_restarts``); its job comes back as WorkerLost, and so
+    do the jobs of a batch in flight on a stage actor that dies.
     """
 
-    def __init__(self, models: ModelConfig, size: int = 2, ocr_concurrency: int = 1) -> None:
+    def __init__(
+        self, models: ModelConfig, size: int = 2, ocr_concurrency: int = 1, stages: StageConfig | None = None
+    ) -> None:
         self.models = models
         self.size = size
         self.ocr_concurrency = ocr_concurrency
+        self.stages = stages or StageConfig()
+        self.mode = "single"
+        self._stage_actors: dict[str, Any] = {}  # "ocr"/"llm" -> actor (staged mode)
         self._actors: list[Any] = []
         self._idle: asyncio.Queue | None = None
         self._healthy = False
@@ -157,21 +165,77 @@ class RayPool:
     async def start(self, timeout: float = 600) -> RayPool:
         import ray
 
-        from pipeline.worker import LeasedOcrGate, LimitedExtractor
+        from pipeline.worker import LeasedOcrGate, LimitedExtractor, StagedExtractor
 
+        self.mode = self.stages.resolved_mode()
         gate_cls = ray.remote(num_cpus=0, max_restarts=-1)(LeasedOcrGate)
-        actor_cls = ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=1)(LimitedExtractor)
         gate_name = f"ocr-gate-{uuid.uuid4()}"
         # a slot held longer than a job may run belongs to a killed worker (pipeline.worker)
         lease = 2 * self.models.job_timeout_seconds if self.models.job_timeout_seconds else 0
-        self._gate = gate_cls.options(name=gate_name).remote(self.ocr_concurrency, lease)
-        self._actors = [actor_cls.remote(self.models, gate_name) for _ in range(self.size)]
+        if self.mode == "staged":
+            names = await asyncio.wait_for(self._start_stages(), timeout)
+            # documents in OCR at once: enough to fill ``ocr.concurrency`` batches (spec 8's busy rule stays)
+            capacity = self.ocr_concurrency * self.stages.batch_max_pages
+            self._gate = gate_cls.options(name=gate_name).remote(capacity, lease)
+            actor_cls = ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=1)(StagedExtractor)
+            self._actors = [actor_cls.remote(self.models, gate_name, *names) for _ in range(self.size)]
+        else:
+            self._gate = gate_cls.options(name=gate_name).remote(self.ocr_concurrency, lease)
+            actor_cls = ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=1)(LimitedExtractor)
+            self._actors = [actor_cls.remote(self.models, gate_name) for _ in range(self.size)]
         await asyncio.wait_for(asyncio.gather(*(a.ping.remote() for a in self._actors)), timeout)
         self._idle = asyncio.Queue()
         for actor in self._actors:
             self._idle.put_nowait(actor)
         self._healthy = True
         return self
+
+    async def _start_stages(self) -> tuple[str, str]:
+        """Start the OCR and LLM stage actors, wait until their models are loaded, and return
+        their names (the LLM's "" when ``llm.enabled`` is false)."""
+        import ray
+
+        from pipeline.stages import LlmStage, OcrStage
+
+        run = uuid.uuid4()
+        ocr_name = f"ocr-stage-{run}"
+        ocr_cls = ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=1000)(OcrStage)
+        self._stage_actors["ocr"] = ocr_cls.options(name=ocr_name, num_gpus=self.stages.ocr_num_gpus).remote(
+            self.models, self.ocr_concurrency, self.stages.batch_max_pages, self.stages.batch_window_ms
+        )
+        llm_name = ""
+        if self.models.llm_enabled:
+            llm_name = f"llm-stage-{run}"
+            # two threads beyond the decoders answer ping and stats while every instance is busy
+            llm_cls = ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=self.stages.llm_parallel + 2)(LlmStage)
+            self._stage_actors["llm"] = llm_cls.options(name=llm_name, num_gpus=self.stages.llm_num_gpus).remote(
+                self.models, self.stages.llm_parallel
+            )
+        await asyncio.gather(*(_awaited(actor.ping.remote()) for actor in self._stage_actors.values()))
+        log.info(
+            "staged pool: OCR stage (%g GPU, batches of <= %d pages, %d ms window), LLM stage (%d parallel, %g GPU)",
+            self.stages.ocr_num_gpus,
+            self.stages.batch_max_pages,
+            self.stages.batch_window_ms,
+            self.stages.llm_parallel,
+            self.stages.llm_num_gpus,
+        )
+        return ocr_name, llm_name
+
+    def stage_actor(self, stage: str):
+        """The actor of the ``ocr`` or ``llm`` stage (staged mode), for operators' tools and tests."""
+        return self._stage_actors[stage]
+
+    async def stage_stats(self, timeout: float = 5.0) -> dict[str, dict]:
+        """Each stage actor's ``stats()`` (OCR batch sizes, engine seconds; LLM calls); {} in single mode.
+        A stage that does not answer within ``timeout`` seconds is left out."""
+        out = {}
+        for stage, actor in self._stage_actors.items():
+            try:
+                out[stage] = await asyncio.wait_for(_awaited(actor.stats.remote()), timeout)
+            except Exception as exc:  # restarting or lost: stats are best effort
+                log.debug("no stats from the %s stage: %s", stage, exc)
+        return out
 
     def healthy(self) -> bool:
         return self._healthy
@@ -183,7 +247,7 @@ class RayPool:
 
         try:
             # an actor Ray is restarting (after a kill or crash) is slow, not dead: skip it
-            live = [a for a in self._actors if a not in self._reviving]
+            live = [a for a in self._actors if a not in self._reviving] + list(self._stage_actors.values())
             await asyncio.wait_for(asyncio.gather(*(a.ping.remote() for a in live)), timeout)
             self._healthy = True
         except TimeoutError:
@@ -257,6 +321,9 @@ class RayPool:
             ray.kill(actor)
         if self._gate is not None:
             ray.kill(self._gate)
+        for actor in self._stage_actors.values():
+            ray.kill(actor)
+        self._stage_actors.clear()
         self._actors.clear()
         self._healthy = False
 
@@ -275,13 +342,15 @@ async def start_pool(
     num_cpus: int = 0,
     object_store_mb: int = 200,
     ray_token_file: Path | None = None,
+    stages: StageConfig | None = None,
 ):
     """Start the pool named by ``kind`` (``ray`` or ``inline``) and wait until its models are
-    loaded; ``ray_token_file`` as in ``connect_ray``."""
+    loaded; ``ray_token_file`` as in ``connect_ray``; ``stages`` lays out a Ray pool (the
+    inline pool is always single)."""
     if kind == "inline":
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(None, lambda: InlinePool(models, size, ocr_concurrency))
     if kind != "ray":
         raise ValueError(f"unknown pool kind {kind!r}; choose 'ray' or 'inline'")
     connect_ray(ray_address, num_cpus, object_store_mb, ray_token_file)
-    return await RayPool(models, size, ocr_concurrency).start()
+    return await RayPool(models, size, ocr_concurrency, stages).start()

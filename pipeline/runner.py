@@ -9,7 +9,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from models.registry import load_llm, load_ocr
 from pipeline import normalise
 from pipeline.arbitrate import (
     ArbiterTable,
@@ -62,28 +61,17 @@ class Extractor:
     for the queue to retry.
     """
 
-    def __init__(self, models: ModelConfig, gate: Any = None) -> None:
+    def __init__(self, models: ModelConfig, gate: Any = None, ocr: Any = None, llm: Any = None) -> None:
+        from pipeline.stages import llm_backend, ocr_engine
+
         self.models = models
         self.gate = gate or OcrGate(1)
         self.arbiter = ArbiterTable.load(models.llm_arbiter_table)
-        self.ocr = load_ocr(
-            models.ocr_engine,
-            lang=models.ocr_lang,
-            threads=models.ocr_threads,
-            device=models.ocr_device,
-            **dict(models.ocr_options),
-        )
-        self.llm = None
-        if models.llm_enabled:
-            self.llm = load_llm(
-                models.llm_backend,
-                model_path=models.llm_model_path or None,
-                lora_path=models.llm_adapter_path or None,
-                n_ctx=models.llm_n_ctx,
-                n_threads=models.llm_threads,
-                n_gpu_layers=models.llm_gpu_layers,
-                data_dir=models.data_dir,
-            )
+        # ``ocr``/``llm`` given: another process's models behind a proxy (pipeline.stages)
+        self.ocr = ocr if ocr is not None else ocr_engine(models)
+        self.llm = llm
+        if llm is None and models.llm_enabled:
+            self.llm = llm_backend(models)
 
     def ping(self) -> str:
         return "ok"
@@ -224,6 +212,8 @@ class Extractor:
             started = time.perf_counter()
             try:
                 answer = llm_header(doc, self.llm, self.models.llm_max_tokens)
+            except TemporaryError:  # a lost LLM stage: retry the job rather than lose the model's fields
+                raise
             except Exception as exc:  # a crashing model must not lose the rules' result
                 log.warning("LLM stage failed, keeping the rules' fields: %s", exc)
             timings["llm"] = round(time.perf_counter() - started, 3)
@@ -239,6 +229,8 @@ class Extractor:
             started = time.perf_counter()
             try:
                 llm_lines(answer, doc, self.llm, max_tokens=self.models.llm_max_tokens)
+            except TemporaryError:
+                raise
             except Exception as exc:
                 log.warning("LLM stage failed on line items, keeping the rules' rows: %s", exc)
             timings["llm"] = round(timings.get("llm", 0.0) + time.perf_counter() - started, 3)

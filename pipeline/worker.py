@@ -50,6 +50,22 @@ class LimitedExtractor(Extractor):
         return resource.getrlimit(resource.RLIMIT_DATA)[0]
 
 
+class StagedExtractor(LimitedExtractor):
+    """A CPU-stage worker of ``pool.mode = "staged"``: the pipeline of ``Extractor`` with no
+    model of its own; its pages go to the OCR stage actor and its prompts to the LLM stage
+    actor, both found by name (``pipeline.stages``). ``llm_stage`` empty: no model (``llm.enabled``
+    false)."""
+
+    def __init__(self, models: ModelConfig, gate, ocr_stage: str, llm_stage: str = "") -> None:
+        import uuid
+
+        from pipeline.stages import RemoteLlm, RemoteOcr
+
+        limit_memory(models.worker_memory_mb)
+        llm = RemoteLlm(llm_stage, affinity=str(uuid.uuid4())) if llm_stage else None
+        Extractor.__init__(self, models, gate, ocr=RemoteOcr(ocr_stage), llm=llm)
+
+
 class LeasedOcrGate:
     """``ocr.concurrency`` slots, each held at most ``lease_seconds`` (0: forever).
 

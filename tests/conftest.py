@@ -131,6 +131,19 @@ def make_settings(tmp_path: Path, *layers: dict[str, dict[str, Any]]) -> Setting
     return load_settings(config, env={})
 
 
+@pytest.fixture(scope="module")
+def ray_session(tmp_path_factory):
+    """A local Ray (2 CPUs, token auth) for one test module, shut down after it (measurements.md:
+    one start costs about 2 s)."""
+    import ray
+
+    from pipeline.pool import connect_ray
+
+    connect_ray("", num_cpus=2, object_store_mb=100, token_file=tmp_path_factory.mktemp("ray") / "token")
+    yield
+    ray.shutdown()
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return make_settings(tmp_path)

@@ -79,6 +79,23 @@ class SlowOcr(TextOcr):
         self.seconds = 1.0
 
 
+class BatchOcr(TextOcr):
+    """TextOcr with ``recognize_batch``: one call per batch that takes 1.5 s whatever its size (a
+    GPU's batch), and records the sizes it saw in ``batches``."""
+
+    name = "fake-batch-ocr"
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        self.seconds = 1.5
+        self.batches: list[int] = []
+
+    def recognize_batch(self, images: list) -> list[list[OcrLine]]:
+        self.batches.append(len(images))
+        time.sleep(self.seconds)
+        return [TextOcr.recognize(self, image) for image in images]
+
+
 class ExitOcr:
     """Kills its own process, as a native crash or the OOM killer would (Ray: the actor dies)."""
 

@@ -88,6 +88,16 @@ class SlowLLM:
         return "{}"
 
 
+class SlowEchoLLM(EchoLLM):
+    """EchoLLM that takes 1.5 s per call (to kill the LLM stage while it decodes)."""
+
+    name = "fake-slow-echo"
+
+    def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
+        time.sleep(1.5)
+        return super().complete(prompt, json_schema, max_tokens, stop)
+
+
 # ---------------------------------------------------------------------------------------------
 # end of LLM fakes
 # ---------------------------------------------------------------------------------------------

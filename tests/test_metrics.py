@@ -161,3 +161,20 @@ async def test_metrics_port_is_loopback_prometheus_text_and_registries_are_per_a
         await runner.cleanup()
     assert re.search(r"^appliance_queue_jobs\{state=\"queued\"\} 0\.0$", text, re.M)
     assert 'route="/healthz"' not in text  # that request went to the first app
+
+
+async def test_stage_actors_counters_are_scraped():
+    metrics = Metrics(None)
+
+    async def stats():
+        return {
+            "ocr": {"batch_sizes": {3: 2, 1: 1}, "busy_seconds": 4.5, "page_wait_seconds": 0.2, "waiting_pages": 1},
+            "llm": {"calls": 7, "busy_seconds": 12.0},
+        }
+
+    metrics.stage_stats = stats
+    await metrics.refresh()
+    text = metrics.render().decode()
+    assert 'appliance_ocr_batches_total{pages="3"} 2.0' in text and 'appliance_ocr_batches_total{pages="1"} 1.0' in text
+    assert "appliance_ocr_engine_seconds_total 4.5" in text and "appliance_ocr_waiting_pages 1.0" in text
+    assert "appliance_llm_stage_calls_total 7.0" in text

@@ -49,3 +49,26 @@ def test_tesseract_names_the_missing_package(monkeypatch, tmp_path):
     if not any((Path(d) / "xyz.traineddata").exists() for d in DEBIAN_TESSDATA):
         with pytest.raises(FileNotFoundError, match="apt-get install tesseract-ocr-xyz"):
             find_tessdata("xyz")
+
+
+def test_rapidocr_batch_of_pages_reads_each_page_like_one_at_a_time():
+    engine = load_ocr("rapidocr", lang="ch", threads=1)
+    pages = [Image.open(DATASETS / "sroie" / name).convert("RGB") for name in ("004.jpg", "007.jpg")]
+    alone = [engine.recognize(page) for page in pages]
+    batched = engine.recognize_batch(pages)
+    assert [len(lines) for lines in batched] == [len(lines) for lines in alone]
+    for one, many in zip(alone, batched, strict=True):
+        assert [line.bbox for line in one] == [line.bbox for line in many]  # detection is per page
+        # the recogniser pads each crop to the widest of its batch, which may change a space
+        same = sum(a.text.replace(" ", "") == b.text.replace(" ", "") for a, b in zip(one, many, strict=True))
+        assert same >= 0.9 * len(one)
+    assert engine.recognize_batch([]) == []
+
+
+def test_rapidocr_on_cuda_without_onnxruntime_gpu_says_what_to_install():
+    import onnxruntime
+
+    if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+        pytest.skip("onnxruntime-gpu is installed here")
+    with pytest.raises(RuntimeError, match="install onnxruntime-gpu"):
+        load_ocr("rapidocr", lang="ch", device="cuda")

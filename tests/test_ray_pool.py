@@ -9,20 +9,11 @@ import pytest
 
 from pipeline.context import JobContext
 from pipeline.errors import OcrBusy, TemporaryError, WorkerLost
-from pipeline.pool import RayPool, connect_ray
+from pipeline.pool import RayPool
 from tests.conftest import fake_models, make_settings
 from tests.docs import INVOICE_LINES, png_with_text, text_pdf
 
 pytestmark = [pytest.mark.ray, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def ray_session(tmp_path_factory):
-    import ray
-
-    connect_ray("", num_cpus=2, object_store_mb=100, token_file=tmp_path_factory.mktemp("ray") / "token")
-    yield
-    ray.shutdown()
 
 
 async def test_pool_extracts_on_actors(ray_session):

@@ -11,7 +11,7 @@ import pytest
 
 from pipeline.context import JobContext
 from pipeline.errors import JobTimeout, TemporaryError
-from pipeline.pool import InlinePool, RayPool, connect_ray
+from pipeline.pool import InlinePool, RayPool
 from pipeline.worker import LeasedOcrGate
 from tests.conftest import fake_models, make_settings
 from tests.docs import INVOICE_LINES, png_with_text, text_pdf
@@ -37,15 +37,6 @@ async def test_inline_pool_times_out_and_keeps_the_worker_out_until_it_ends(monk
     # the only worker is still busy in its thread: the next job waits for it, then runs
     result = await pool.submit(JobContext("b", "application/pdf"), text_pdf(INVOICE_LINES))
     assert result["data"]["total_amount"] == 119.0
-
-
-@pytest.fixture(scope="module")
-def ray_session(tmp_path_factory):
-    import ray
-
-    connect_ray("", num_cpus=2, object_store_mb=100, token_file=tmp_path_factory.mktemp("ray") / "token")
-    yield
-    ray.shutdown()
 
 
 @pytest.mark.ray

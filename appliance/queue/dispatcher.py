@@ -28,8 +28,8 @@ MAX_BACKOFF_SECONDS = 60.0
 
 
 async def start_worker_pool(settings: Settings):
-    """The pipeline pool the settings ask for (``pool.backend``, ``pool.workers``,
-    ``ocr.concurrency``, ``ray.*``), started with every worker's models loaded."""
+    """The pipeline pool the settings ask for (``pool.backend``, ``pool.mode``, ``pool.workers``,
+    ``ocr.concurrency`` and ``ocr.batch_*``, ``llm.parallel``, ``ray.*``), started with every worker's models loaded."""
     return await start_pool(
         settings.pool.backend,
         settings.worker_models(),
@@ -39,6 +39,7 @@ async def start_worker_pool(settings: Settings):
         num_cpus=settings.ray.num_cpus,
         object_store_mb=settings.ray.object_store_mb,
         ray_token_file=settings.ray_token_file,
+        stages=settings.stage_config(),
     )
 
 
