@@ -111,7 +111,12 @@ def check_ocr(settings: Settings) -> CheckResult:
     try:
         models = settings.worker_models()
         options = dict(models.ocr_options)
-        load_ocr(engine, lang=models.ocr_lang, threads=models.ocr_threads, device=models.ocr_device, **options)
+        if engine == "surya" and (failed := _surya_missing(options)):
+            return failed  # one reason per missing file, before anything loads
+        loaded = load_ocr(engine, lang=models.ocr_lang, threads=models.ocr_threads, device=models.ocr_device, **options)
+        close = getattr(loaded, "close", None)
+        if close is not None:  # surya: its child process and any recognition server it started
+            close()
     except Exception as exc:  # whatever the back-end raises, the operator needs the message
         return CheckResult(
             "ocr",
@@ -122,6 +127,28 @@ def check_ocr(settings: Settings) -> CheckResult:
         )
     return CheckResult(
         "ocr", True, f"{engine} loads (OCR_LANG {settings.ocr.OCR_LANG}, {time.perf_counter() - started:.1f} s)"
+    )
+
+
+def _surya_missing(options: dict[str, str]) -> CheckResult | None:
+    """``ocr.engine = "surya"``: every missing file or setting, one reason each, before anything
+    is loaded (no network, no child process but a look into surya's interpreter)."""
+    from models.surya_engine import missing
+
+    lines = missing(
+        options.get("python", ""),
+        options.get("detector_path", ""),
+        options.get("recognizer_url", ""),
+        options.get("recognizer_command", ""),
+    )
+    if not lines:
+        return None
+    return CheckResult(
+        "ocr",
+        False,
+        f"engine 'surya' lacks {len(lines)} thing(s): " + "; ".join(lines),
+        "run scripts/setup-surya and put the detector weights where ocr.surya_detector_path points "
+        '(docs/surya.md; README "GPU host")',
     )
 
 

@@ -19,6 +19,7 @@ BUNDLED_ADAPTER_SHA256 = ADAPTERS_DIR / "gemma3-270m-invoice-lora.gguf.sha256"
 OCR_ENGINES = {
     "rapidocr": "models.rapidocr_engine:RapidOcrEngine",
     "tesseract": "models.tesseract_engine:TesseractEngine",
+    "surya": "models.surya_engine:SuryaEngine",  # GPU hosts; its own environment (docs/surya.md)
 }
 LLM_BACKENDS = {
     "llama_cpp": "models.llama_cpp_backend:LlamaCppBackend",

@@ -321,6 +321,11 @@ class RayPool:
             ray.kill(actor)
         if self._gate is not None:
             ray.kill(self._gate)
+        if "ocr" in self._stage_actors:  # let the engine stop its own children first
+            try:
+                await asyncio.wait_for(_awaited(self._stage_actors["ocr"].close.remote()), 30)
+            except Exception as exc:
+                log.warning("OCR stage did not close cleanly: %s", exc)
         for actor in self._stage_actors.values():
             ray.kill(actor)
         self._stage_actors.clear()

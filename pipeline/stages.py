@@ -145,6 +145,13 @@ class OcrStage:
             self.busy_seconds += time.perf_counter() - started
             self.batch_sizes[len(batch)] += 1
 
+    async def close(self) -> None:
+        """Stop what the engine started (surya: its child process and recognition server); the
+        pool calls it before it kills the actor, which would skip the engine's atexit."""
+        close = getattr(self.engine, "close", None)
+        if close is not None:
+            await asyncio.get_running_loop().run_in_executor(self._threads, close)
+
     async def stats(self) -> dict[str, Any]:
         """Batches run so far by size (``{pages: batches}``), batches running, pages waiting,
         seconds spent in the engine, and seconds pages waited for their batch (summed, longest)."""
