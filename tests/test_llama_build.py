@@ -103,3 +103,34 @@ def test_install_dry_run_on_a_gpu_host_compiles_llama_cpp_with_cuda(tmp_path, mo
     pip = [line for line in result.stdout.splitlines() if "llama-cpp-python" in line and line.startswith("[dry-run]")]
     assert len(pip) == 1 and "CMAKE_ARGS=-DGGML_CUDA=on" in pip[0].replace("\\", "")
     assert "--no-binary llama-cpp-python" in pip[0]
+
+
+def onnxruntime_gpu(tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if k != "ORT_CUDA"}
+    base["PATH"] = host_path(tmp_path / "bin")
+    script = ROOT / "scripts" / "onnxruntime-gpu"
+    return subprocess.run(
+        [str(script), str(ROOT / ".venv" / "bin" / "python"), "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**base, **env},
+    )
+
+
+def test_onnxruntime_gpu_replaces_the_cpu_build_only_where_a_gpu_answers(tmp_path):
+    (tmp_path / "bin").mkdir()
+    assert onnxruntime_gpu(tmp_path).stdout == ""
+    assert onnxruntime_gpu(tmp_path, ORT_CUDA="1").stdout.strip() == "onnxruntime-gpu==1.31.1"
+    fake_tool(tmp_path / "bin", "nvidia-smi", "GPU 0: NVIDIA H100")
+    assert onnxruntime_gpu(tmp_path).stdout.strip() == "onnxruntime-gpu==1.31.1"
+    assert onnxruntime_gpu(tmp_path, ORT_CUDA="0").stdout == ""
+
+
+def test_install_dry_run_on_a_gpu_host_swaps_in_onnxruntime_gpu(tmp_path, monkeypatch):
+    fake_tool(tmp_path / "bin", "nvidia-smi", "9.0")
+    monkeypatch.setenv("PATH", host_path(tmp_path / "bin"))
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path / "no-cuda"))
+    result = dry_run(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "onnxruntime-gpu==1.31.1 in place of onnxruntime" in result.stdout
