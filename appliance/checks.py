@@ -297,7 +297,8 @@ from pipeline.pool import connect_ray
 connect_ray(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]))
 try:
     nodes = [n for n in ray.nodes() if n.get("Alive")]
-    print(json.dumps({"cpus": ray.cluster_resources().get("CPU", 0), "nodes": len(nodes)}))
+    resources = ray.cluster_resources()
+    print(json.dumps({"cpus": resources.get("CPU", 0), "gpus": resources.get("GPU", 0), "nodes": len(nodes)}))
 finally:
     ray.shutdown()
 """
@@ -334,7 +335,18 @@ def check_ray(settings: Settings) -> CheckResult:
         return CheckResult("ray", False, f"{where} failed: {last}", _ray_hint(ray.address))
     found = json.loads(done.stdout.strip().splitlines()[-1])
     verb = "answers" if ray.address else "starts"
-    return CheckResult("ray", True, f"{where} {verb} ({found['nodes']} node(s), {found['cpus']:g} CPUs)")
+    gpus = found.get("gpus", 0)
+    mode = settings.pool.mode if settings.pool.mode != "auto" else ("staged" if gpus > 0 else "single")
+    summary = f"{where} {verb} ({found['nodes']} node(s), {found['cpus']:g} CPUs, {gpus:g} GPUs; pool.mode {mode})"
+    wanted = settings.ocr.num_gpus + (settings.llm.num_gpus if settings.llm.enabled else 0)
+    if mode == "staged" and wanted > gpus:  # the stage actors would wait for GPUs for ever
+        return CheckResult(
+            "ray",
+            False,
+            f"{summary}: ocr.num_gpus + llm.num_gpus reserve {wanted:g} GPU(s)",
+            "set ocr.num_gpus and llm.num_gpus to 0 on a host without a GPU, or lower them (0.5 + 0.5 share one)",
+        )
+    return CheckResult("ray", True, summary)
 
 
 def _ray_hint(address: str) -> str:

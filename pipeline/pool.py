@@ -197,6 +197,13 @@ class RayPool:
 
         from pipeline.stages import LlmStage, OcrStage
 
+        wanted = self.stages.ocr_num_gpus + (self.stages.llm_num_gpus if self.models.llm_enabled else 0)
+        have = ray.cluster_resources().get("GPU", 0)
+        if wanted > have:  # Ray would leave the stage actors pending for ever: say so now
+            raise RuntimeError(
+                f"ocr.num_gpus + llm.num_gpus reserve {wanted:g} GPU(s) but the Ray cluster has {have:g}: "
+                "set them to 0 on a host without a GPU, or lower them (0.5 + 0.5 shares one GPU)"
+            )
         run = uuid.uuid4()
         ocr_name = f"ocr-stage-{run}"
         ocr_cls = ray.remote(num_cpus=0, max_restarts=-1, max_concurrency=1000)(OcrStage)

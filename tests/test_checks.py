@@ -162,4 +162,16 @@ def test_local_ray_starts(tmp_path):
     assert cli(config, "init").returncode == 0
     result = cli(config, "check", "--skip", "ocr", "--skip", "llm")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.splitlines()[-1].startswith("ok   ray: a local Ray starts (1 node(s), 1 CPUs)")
+    assert result.stdout.splitlines()[-1].startswith("ok   ray: a local Ray starts (1 node(s), 1 CPUs, 0 GPUs")
+    assert "pool.mode single" in result.stdout  # auto, and no GPU here
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_staged_pool_reserving_gpus_the_host_lacks_fails_the_check(tmp_path):
+    layer = {"pool": {"backend": "ray", "mode": "staged"}, "ray": {"num_cpus": 1}, "ocr": {"num_gpus": 0.5}}
+    config = write_config(tmp_path, merged(FAKE_MODELS, layer))
+    assert cli(config, "init").returncode == 0
+    result = cli(config, "check", "--skip", "ocr", "--skip", "llm")
+    assert result.returncode != 0
+    assert "ocr.num_gpus + llm.num_gpus reserve 0.5 GPU(s)" in result.stdout, result.stdout

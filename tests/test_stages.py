@@ -126,3 +126,11 @@ async def test_killing_the_llm_stage_mid_batch_loses_no_job(ray_session, harness
     assert [b["data"]["total_amount"] for b in bodies] == [119.0] * 3
     assert all("fake-slow-echo" in provider for _, provider in attempts), attempts  # the model's answer kept
     assert max(a for a, _ in attempts) >= 2
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+async def test_stages_reserving_gpus_ray_lacks_fail_at_once(ray_session):
+    stages = StageConfig(mode="staged", ocr_num_gpus=0.5, llm_num_gpus=0.5)
+    with pytest.raises(RuntimeError, match="reserve 1 GPU.* the Ray cluster has 0"):
+        await RayPool(fake_models(), size=1, stages=stages).start(timeout=30)
