@@ -36,9 +36,10 @@ class LlamaCppBackend:
 
     ``model_path``: a GGUF file; empty or None means the bundled Gemma 3 270M, assembled into
     ``<data_dir>/models/`` on first use. ``n_ctx``: context in tokens (prompt plus output).
-    ``n_threads``: CPU threads for one call. ``n_gpu_layers``: layers offloaded to the GPU (0
-    none, -1 all; a CPU build of llama.cpp ignores it). ``lora_path``: a LoRA adapter GGUF applied to the
-    model (scale 1.0; empty or None: none), e.g. our extraction adapter (``models/adapters/``).
+    ``n_threads``: CPU threads for one call (reading the prompt and generating).
+    ``n_gpu_layers``: layers offloaded to the GPU (0 none, -1 all; a CPU build of llama.cpp
+    ignores it). ``lora_path``: a LoRA adapter GGUF applied to the model (scale 1.0; empty or
+    None: none), e.g. our extraction adapter (``models/adapters/``).
     Other keyword options are ignored (the pipeline passes all ``llm.*`` settings to whichever
     back-end is configured).
 
@@ -83,6 +84,10 @@ class LlamaCppBackend:
             lora_path=self.lora_path,
             n_ctx=n_ctx,
             n_threads=n_threads,
+            # llama-cpp-python reads prompts with every core of the host unless told: two
+            # workers then both ran 2 threads on 2 cores for every prompt and spun in the
+            # kernel (bench/results/throughput.md); a worker keeps to its own n_threads
+            n_threads_batch=n_threads,
             n_gpu_layers=n_gpu_layers,
             verbose=False,
         )
@@ -118,7 +123,7 @@ class LlamaCppBackend:
             # changes how the rest is batched, which (measured) changes greedy output, and the
             # same document must give the same answer. A continuation of this document's own
             # answer is always the same sequence of calls, so it may keep the cache.
-            if not (self._last_text and prompt.startswith(self._last_text)):
+            if not self.continues(prompt):
                 self._llm.reset()
             looped = []
 
@@ -142,6 +147,11 @@ class LlamaCppBackend:
         self.last_usage = dict(out.get("usage") or {})
         self.last_finish_reason = "loop" if looped else choice.get("finish_reason")
         return choice["text"]
+
+    def continues(self, prompt: str) -> bool:
+        """Whether ``prompt`` extends the previous call's prompt and answer, so that ``complete``
+        would continue from the cached state (a pool of instances sends it to this one)."""
+        return bool(self._last_text) and prompt.startswith(self._last_text)
 
     def count_tokens(self, text: str) -> int:
         """Tokens ``text`` takes as a prompt, including the BOS token."""

@@ -172,8 +172,8 @@ class LlmStage:
     in threads (``max_concurrency``) and llama.cpp releases the GIL while it decodes.
 
     ``complete`` is ``models.llm.LlmBackend.complete`` plus ``affinity``: the caller's key
-    (one CPU worker); a continuation goes back to the instance that served that key last when
-    it is free, where llama.cpp reuses the cached prompt."""
+    (one CPU worker); a continuation of that caller's previous call goes back to the instance
+    that served it, where llama.cpp reuses the cached prompt (``_pick``)."""
 
     def __init__(self, models: ModelConfig, parallel: int = 1) -> None:
         self.instances = [llm_backend(models) for _ in range(parallel)]
@@ -195,9 +195,8 @@ class LlmStage:
         self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = (), affinity: str = ""
     ) -> str:
         with self._cond:
-            self._cond.wait_for(lambda: bool(self._free))
-            wanted = self._last.get(affinity)
-            index = wanted if wanted in self._free else self._free[0]
+            self._cond.wait_for(lambda: self._pick(prompt, affinity) is not None)
+            index = self._pick(prompt, affinity)
             self._free.remove(index)
             self.running += 1
         started = time.perf_counter()
@@ -210,7 +209,17 @@ class LlmStage:
                 self._last[affinity] = index
                 self.calls += 1
                 self.busy_seconds += time.perf_counter() - started
-                self._cond.notify()
+                self._cond.notify_all()
+
+    def _pick(self, prompt: str, affinity: str) -> int | None:
+        """The instance for this call, or None to wait. A continuation of the caller's previous
+        prompt and answer waits for the instance that holds them: read afresh elsewhere, the
+        same document would get another answer (llama.cpp's greedy output depends on how a
+        prompt was batched; ``models.llama_cpp_backend``), and the answer must not depend on load."""
+        wanted = self._last.get(affinity)
+        if wanted is not None and getattr(self.instances[wanted], "continues", lambda _: False)(prompt):
+            return wanted if wanted in self._free else None
+        return min(self._free) if self._free else None
 
     def stats(self) -> dict[str, Any]:
         """Calls answered, calls running, and the seconds spent decoding, summed over the instances."""

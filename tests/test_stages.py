@@ -134,3 +134,48 @@ async def test_stages_reserving_gpus_ray_lacks_fail_at_once(ray_session):
     stages = StageConfig(mode="staged", ocr_num_gpus=0.5, llm_num_gpus=0.5)
     with pytest.raises(RuntimeError, match="reserve 1 GPU.* the Ray cluster has 0"):
         await RayPool(fake_models(), size=1, stages=stages).start(timeout=30)
+
+
+class Remembering:
+    """An LLM instance that remembers its last prompt and answer, as llama_cpp's cache does."""
+
+    name = "fake-remembering"
+
+    def __init__(self, number: int, gate) -> None:
+        self.number, self.gate, self.last = number, gate, ""
+
+    def continues(self, prompt: str) -> bool:
+        return bool(self.last) and prompt.startswith(self.last)
+
+    def complete(self, prompt, json_schema, max_tokens, stop=()):
+        self.gate.wait(5)
+        self.last = prompt + f"<{self.number}>"
+        return f"<{self.number}>"
+
+
+def test_llm_stage_sends_a_continuation_to_the_instance_that_holds_it():
+    import threading
+
+    from pipeline.stages import LlmStage
+
+    stage = LlmStage(fake_models(), parallel=2)
+    gate = threading.Event()
+    gate.set()
+    stage.instances = [Remembering(0, gate), Remembering(1, gate)]
+    first = stage.complete("doc A", None, 10, (), "worker-a")  # instance 0, the first free
+    assert first == "<0>"
+    gate.clear()  # instance 0 (the lowest free) now busy with another worker's document
+    other = threading.Thread(target=stage.complete, args=("doc B", None, 10, (), "worker-b"))
+    other.start()
+    while stage.running == 0:
+        pass
+    answers = []
+    again = threading.Thread(target=lambda: answers.append(stage.complete("doc A<0> more", None, 10, (), "worker-a")))
+    again.start()
+    again.join(0.3)
+    assert again.is_alive()  # it waits for instance 0 although instance 1 is free
+    gate.set()
+    again.join(5)
+    other.join(5)
+    assert answers == ["<0>"] and stage.instances[0].last == "doc A<0> more<0>"
+    assert stage.instances[1].last == ""  # never used: the continuation waited
