@@ -80,7 +80,9 @@ class RapidOcrEngine:
         """OCR several pages (of one or many documents) with one recognition pass over all their
         line crops: detection runs per page (page sizes differ), then the crops of every page go
         through the direction classifier and the recogniser together, in batches of
-        ``rec_batch`` (what a GPU needs to be busy). Same lines per page as ``recognize``."""
+        ``rec_batch`` (what a GPU needs to be busy). The same lines and boxes per page as
+        ``recognize``; a line's text may differ from ``recognize``'s by a space (other padding,
+        ``recognise_bucketed``) but never depends on the other pages of the batch."""
         import numpy as np
 
         ocr = self._ocr
@@ -103,7 +105,7 @@ class RapidOcrEngine:
         recognised: list = []
         if crops:
             crops, _, _ = ocr.text_cls(crops)
-            recognised, _ = ocr.text_rec(crops, False)
+            recognised = recognise_bucketed(ocr.text_rec, crops)
         out = []
         for boxes, record, raw_h, raw_w, first, count in pages:
             if boxes is None:
@@ -113,6 +115,43 @@ class RapidOcrEngine:
             kept_boxes, kept = ocr.filter_result(list(boxes), recognised[first : first + count])
             out.append(_lines([[box.tolist(), *res] for box, res in zip(kept_boxes or [], kept or [], strict=True)]))
         return out
+
+
+# Line crops are padded to a width of 48 px x this ratio step (rounded up) in recognize_batch.
+RATIO_STEP = 2.0
+
+
+def recognise_bucketed(recogniser, crops: list) -> list[tuple[str, float]]:
+    """rapidocr's recogniser over ``crops`` (line images, H x W x 3), with each crop padded to
+    its own width bucket (its width/height ratio rounded up to ``RATIO_STEP``, at least the
+    model's 320/48) instead of to the widest crop of its batch, as rapidocr's
+    ``TextRecognizer.__call__`` pads: there a line's text (a space, say) depended on which other
+    pages shared the batch, so a document's result would depend on the load. Crops of one
+    bucket go through the model together, ``rec_batch_num`` at a time. Returns (text,
+    confidence) per crop, in order."""
+    import math
+
+    import numpy as np
+
+    _, height, width = recogniser.rec_image_shape[:3]
+    floor = width / height
+    ratios = [crop.shape[1] / float(crop.shape[0]) for crop in crops]
+    buckets: dict[float, list[int]] = {}
+    for index, ratio in enumerate(ratios):
+        bucket = max(floor, math.ceil(ratio / RATIO_STEP) * RATIO_STEP)
+        buckets.setdefault(bucket, []).append(index)
+    out: list[tuple[str, float]] = [("", 0.0)] * len(crops)
+    for bucket, members in sorted(buckets.items()):
+        for start in range(0, len(members), recogniser.rec_batch_num):
+            chunk = members[start : start + recogniser.rec_batch_num]
+            batch = np.stack([recogniser.resize_norm_img(crops[i], bucket) for i in chunk]).astype(np.float32)
+            preds = recogniser.session(batch)[0]
+            decoded = recogniser.postprocess_op(
+                preds, False, wh_ratio_list=[ratios[i] for i in chunk], max_wh_ratio=bucket
+            )
+            for index, result in zip(chunk, decoded, strict=True):
+                out[index] = (result[0], float(result[1]))
+    return out
 
 
 def _lines(result) -> list[OcrLine]:
