@@ -248,20 +248,27 @@ class RayPool:
         return self._healthy
 
     async def check(self, timeout: float = 5.0) -> bool:
-        """Ping every actor; updates and returns ``healthy()``. Busy actors answer after their job,
-        so only a dead actor (not a slow one) marks the pool unhealthy."""
+        """Ping every actor; updates and returns ``healthy()``: True while at least one worker
+        (and, in staged mode, every stage actor) answers. One dead or restarting worker of
+        several must not refuse every upload of every tenant: the others take the work. Busy
+        actors answer after their job, so only dead ones (not slow ones) count."""
         import ray
 
+        # an actor Ray is restarting (after a kill or crash) is slow, not dead: skip it
+        workers = [a for a in self._actors if a not in self._reviving]
+        stages = list(self._stage_actors.values())
         try:
-            # an actor Ray is restarting (after a kill or crash) is slow, not dead: skip it
-            live = [a for a in self._actors if a not in self._reviving] + list(self._stage_actors.values())
-            await asyncio.wait_for(asyncio.gather(*(a.ping.remote() for a in live)), timeout)
-            self._healthy = True
+            answers = await asyncio.wait_for(
+                asyncio.gather(*(a.ping.remote() for a in workers + stages), return_exceptions=True), timeout
+            )
         except TimeoutError:
-            pass
-        except ray.exceptions.RayError as exc:
-            log.warning("extraction pool unhealthy: %s", exc)
-            self._healthy = False
+            return self._healthy
+        for answer in answers:
+            if isinstance(answer, BaseException):
+                log.warning("extraction pool: an actor does not answer: %s", answer)
+        alive = sum(not isinstance(answer, BaseException) for answer in answers[: len(workers)])
+        stages_ok = not any(isinstance(answer, ray.exceptions.RayError) for answer in answers[len(workers) :])
+        self._healthy = (alive > 0 or (not workers and bool(self._reviving))) and stages_ok
         return self._healthy
 
     async def submit(self, ctx: JobContext, data: bytes) -> dict[str, Any]:

@@ -243,6 +243,11 @@ async def test_bad_requests_on_checkout_and_confirm(shop):
         "/api/v1/credits/checkout", data="{bad json", headers={**headers, "Content-Type": "application/json"}
     )
     assert response.status == 400 and "Malformed JSON" in (await response.json())["message"]
+    deep = '{"packageId": ' + "[" * 100_000 + "]" * 100_000 + "}"  # was a 500 (RecursionError)
+    response = await post(
+        "/api/v1/credits/checkout", data=deep, headers={**headers, "Content-Type": "application/json"}
+    )
+    assert response.status == 400 and "nested too deeply" in (await response.json())["message"]
     response = await post("/api/v1/credits/checkout", data=b"packageId=x", headers=headers)
     assert response.status == 400 and "application/json" in (await response.json())["message"]
     big = json.dumps({"sessionId": "cs_" + "a" * (10 * 1024 * 1024)})

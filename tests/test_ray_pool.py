@@ -70,3 +70,19 @@ async def test_appliance_on_ray(ray_session, harness_factory, tmp_path):
     second = await harness.wait_ready(headers, ids[1])
     assert first["data"]["total_amount"] == 119.0 and second["data"]["total_amount"] == 9.99
     assert await harness.balance(headers) == 0
+
+
+async def test_one_dead_worker_of_two_leaves_the_pool_healthy(ray_session):
+    import ray
+
+    pool = await RayPool(fake_models(), size=2).start()
+    try:
+        first, second = pool._actors
+        ray.kill(first, no_restart=True)  # dead for good, as after a crash Ray gives up on
+        await asyncio.sleep(1)
+        assert await pool.check()  # the other worker takes the work: uploads are not refused
+        ray.kill(second, no_restart=True)
+        await asyncio.sleep(1)
+        assert not await pool.check()  # no worker left
+    finally:
+        await pool.close()

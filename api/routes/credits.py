@@ -31,6 +31,8 @@ async def json_body(request: web.Request) -> dict:
         body = await request.json()
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise BadRequest("Malformed JSON body") from exc
+    except RecursionError as exc:  # "[[[[..." a thousand deep: Python's parser gives up
+        raise BadRequest("Malformed JSON body: nested too deeply") from exc
     if not isinstance(body, dict):
         raise BadRequest("The JSON body must be an object")
     return body
