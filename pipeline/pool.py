@@ -305,6 +305,8 @@ class RayPool:
             raise WorkerLost(f"extraction worker lost: {type(exc).__name__}") from exc
         finally:
             if lost:  # the retry must not spend an attempt on an actor that is still restarting
+                # its OCR slot now, not when the slot's lease runs out (minutes of "OCR busy")
+                self._gate.release_holder.remote(actor._actor_id.hex())
                 self._reviving[actor] = asyncio.create_task(self._return_when_alive(actor))
             else:
                 self._idle.put_nowait(actor)

@@ -44,10 +44,10 @@ class OcrGate:
 
         self._sem = threading.BoundedSemaphore(capacity)
 
-    def try_acquire(self) -> bool:
+    def try_acquire(self, holder: str = "") -> bool:
         return self._sem.acquire(blocking=False)
 
-    def release(self) -> None:
+    def release(self, holder: str = "") -> None:
         self._sem.release()
 
 
@@ -81,7 +81,10 @@ class Extractor:
         if isinstance(self.gate, str):
             import ray
 
-            return ray.get(getattr(ray.get_actor(self.gate), method).remote())
+            # the slot is taken in this worker's name, so that the pool can hand it back the
+            # moment Ray reports this worker dead (pipeline.worker.LeasedOcrGate.release_holder)
+            holder = ray.get_runtime_context().get_actor_id() or ""
+            return ray.get(getattr(ray.get_actor(self.gate), method).remote(holder))
         return getattr(self.gate, method)()
 
     def read_text(self, ctx: JobContext, data: bytes, media_type: str) -> DocumentText:

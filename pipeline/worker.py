@@ -69,23 +69,26 @@ class StagedExtractor(LimitedExtractor):
 class LeasedOcrGate:
     """``ocr.concurrency`` slots, each held at most ``lease_seconds`` (0: forever).
 
-    A worker killed while it holds a slot (job timeout, crash, out of memory) never releases it;
-    since no job outlives ``limits.job_timeout_seconds``, a slot held longer (the pool passes twice
-    the timeout, a margin) is reclaimed; otherwise one dead worker would keep OCR "busy" for ever,
-    and busy retries do not count as attempts. Same two methods as runner.OcrGate.
+    A worker killed while it holds a slot (job timeout, crash, out of memory) never releases it:
+    the pool, told by Ray that the worker died, frees its slots at once (``release_holder``;
+    slots are held in a worker's actor id). As a backstop, since no job outlives
+    ``limits.job_timeout_seconds``, a slot held longer (the pool passes twice the timeout, a
+    margin) is reclaimed; otherwise one dead worker would keep OCR "busy" for ever, and busy
+    retries do not count as attempts. Same two methods as runner.OcrGate.
     """
 
     def __init__(self, capacity: int = 1, lease_seconds: float = 0) -> None:
         self.capacity = capacity
         self.lease_seconds = lease_seconds
-        self._held: list[float] = []  # monotonic acquisition times, oldest first
+        self._held: list[tuple[float, str]] = []  # (monotonic acquisition time, holder), oldest first
         self._lock = threading.Lock()
 
-    def try_acquire(self) -> bool:
+    def try_acquire(self, holder: str = "") -> bool:
+        """Take a slot for ``holder`` (a worker's Ray actor id; "" for anonymous); False when full."""
         with self._lock:
             now = time.monotonic()
             if self.lease_seconds > 0:
-                kept = [t for t in self._held if now - t < self.lease_seconds]
+                kept = [(t, h) for t, h in self._held if now - t < self.lease_seconds]
                 if len(kept) < len(self._held):
                     log.warning(
                         "reclaimed %d OCR slot(s) held past %.0f s by a lost worker",
@@ -95,10 +98,27 @@ class LeasedOcrGate:
                 self._held = kept
             if len(self._held) >= self.capacity:
                 return False
-            self._held.append(now)
+            self._held.append((now, holder))
             return True
 
-    def release(self) -> None:
+    def release(self, holder: str = "") -> None:
+        """Give back one slot of ``holder`` (its oldest; any slot when it holds none)."""
         with self._lock:
+            for index, (_, owner) in enumerate(self._held):
+                if owner == holder:
+                    del self._held[index]
+                    return
             if self._held:
                 self._held.pop(0)
+
+    def release_holder(self, holder: str) -> int:
+        """Give back every slot ``holder`` holds: the pool calls it as soon as Ray reports that
+        worker dead (issue 12: a killed worker's slot otherwise stalled all OCR until its lease
+        ran out). Returns the number of slots freed."""
+        with self._lock:
+            kept = [(t, h) for t, h in self._held if h != holder]
+            freed = len(self._held) - len(kept)
+            self._held = kept
+        if freed:
+            log.warning("released %d OCR slot(s) of lost worker %s", freed, holder)
+        return freed

@@ -86,3 +86,18 @@ async def test_one_dead_worker_of_two_leaves_the_pool_healthy(ray_session):
         assert not await pool.check()  # no worker left
     finally:
         await pool.close()
+
+
+async def test_a_worker_dying_in_ocr_frees_its_slot_at_once(ray_session):
+    pool = await RayPool(fake_models("tests.fake_ocr:ExitOcr"), size=2, ocr_concurrency=1).start()
+    try:
+        with pytest.raises(WorkerLost):  # dies while it holds the only OCR slot
+            await pool.submit(JobContext("a", "image/png"), png_with_text("x"))
+        for _ in range(50):  # the release is sent without waiting for it
+            if await pool._gate.try_acquire.remote("probe"):
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the dead worker's OCR slot is still held (it used to be, for its whole lease)")
+    finally:
+        await pool.close()

@@ -27,6 +27,16 @@ def test_gate_reclaims_a_slot_held_past_its_lease():
     assert gate.try_acquire()
 
 
+def test_gate_frees_the_slots_of_a_lost_holder_at_once():
+    gate = LeasedOcrGate(capacity=2)
+    assert gate.try_acquire("worker-a") and gate.try_acquire("worker-b")
+    assert not gate.try_acquire("worker-c")
+    assert gate.release_holder("worker-a") == 1  # Ray reported worker-a dead
+    assert gate.try_acquire("worker-c")
+    gate.release("worker-b")
+    assert gate.release_holder("worker-b") == 0 and gate.try_acquire("worker-d")
+
+
 async def test_inline_pool_times_out_and_keeps_the_worker_out_until_it_ends(monkeypatch):
     monkeypatch.setenv("FAKE_OCR_HANG_SECONDS", "1.5")
     pool = InlinePool(fake_models("tests.fake_ocr:HangOcr", job_timeout_seconds=0.3), size=1)
