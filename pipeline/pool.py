@@ -373,5 +373,8 @@ async def start_pool(
         return await loop.run_in_executor(None, lambda: InlinePool(models, size, ocr_concurrency))
     if kind != "ray":
         raise ValueError(f"unknown pool kind {kind!r}; choose 'ray' or 'inline'")
-    connect_ray(ray_address, num_cpus, object_store_mb, ray_token_file)
+    # ray.init takes seconds (a local Ray starts its processes): in a thread, so that the web
+    # app's probes keep answering meanwhile (issue 12; Ray then leaves SIGTERM to us)
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, connect_ray, ray_address, num_cpus, object_store_mb, ray_token_file)
     return await RayPool(models, size, ocr_concurrency, stages).start()

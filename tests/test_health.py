@@ -149,3 +149,27 @@ def test_served_process_is_alive_before_ready_and_serves_metrics(tmp_path):
     finally:
         server.stop()
     assert server.proc.returncode == 0, server.log.read_text()[-2000:]
+
+
+async def test_probes_answer_while_ray_starts(served_factory, tmp_path, monkeypatch):
+    import asyncio
+    import threading
+
+    import pipeline.pool
+
+    answered, seen = threading.Event(), []
+
+    def slow_ray(*_args):  # a local Ray takes seconds to start; this one until the probes answered
+        seen.append(answered.wait(15))
+        raise RuntimeError("no Ray in this test")
+
+    monkeypatch.setattr(pipeline.pool, "connect_ray", slow_ray)
+    served = await served_factory(make_settings(tmp_path, {"pool": {"backend": "ray"}}))
+    starting = asyncio.create_task(served.start_pipeline())
+    await asyncio.sleep(0.2)
+    assert (await served.client.get("/healthz")).status == 200
+    assert (await served.client.get("/readyz")).status == 503  # loading
+    answered.set()
+    with pytest.raises(RuntimeError, match="no Ray"):
+        await starting
+    assert seen == [True]  # the probes answered while Ray was starting, not after
