@@ -17,7 +17,7 @@ from typing import Any
 
 from appliance import ledger, review, vendors
 from appliance.db import Database, fetchone, utcnow
-from appliance.errors import AlreadyAttached, NotFound, QueueUnavailable
+from appliance.errors import AlreadyAttached, InsufficientCredits, NotFound, QueueUnavailable
 from appliance.queue import jobs
 from appliance.settings import Settings
 from appliance.tenants import parse_uuid
@@ -67,6 +67,26 @@ async def check_vendor(db: Database, tenant_id: str, vendor_id: str | None) -> s
     ):
         raise NotFound("Vendor not found: vendorId must be the UUID of one of your vendors")
     return canonical
+
+
+async def precheck_upload(db: Database, tenant_id: str, invoice_id: str | None, cost: int) -> None:
+    """What can refuse an upload before its body is read: the slot (attach: NotFound,
+    AlreadyAttached) and the balance (InsufficientCredits, 402), so that a tenant without
+    credits is refused before streaming up to MAX_FILE_SIZE_MB (issue 12). ``accept_upload``
+    checks both again in its transaction, which is what counts."""
+    if invoice_id is not None:
+        row = await db.fetchone(
+            "SELECT (SELECT id FROM files WHERE invoice_id = i.id) AS file_id FROM invoices i "
+            "WHERE i.id = ? AND i.tenant_id = ?",
+            (invoice_id, tenant_id),
+        )
+        if row is None:
+            raise NotFound("Invoice slot not found")
+        if row["file_id"] is not None:
+            raise AlreadyAttached("A file is already attached to this invoice")
+    balance = await ledger.balance(db, tenant_id)
+    if balance < cost:
+        raise InsufficientCredits(f"Insufficient credits: balance {balance}, {cost} needed; buy credits and retry")
 
 
 async def accept_upload(

@@ -263,3 +263,32 @@ async def test_evidence_for_each_filled_field(harness):
     total = evidence["total_amount"]
     assert total["source"] == "rules" and total["page"] == 1 and "119.00" in total["text"]
     assert len(total["bbox"]) == 4 and 0 <= total["confidence"] <= 1
+
+
+async def test_no_credits_is_402_before_the_body_is_read(harness):
+    import asyncio
+
+    _, headers = await harness.tenant(credits=0)
+    boundary = "bnd"
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n'
+        "Content-Type: application/pdf\r\n\r\n%PDF-1.7\n"
+    ).encode()
+    rest_sent = asyncio.Event()
+
+    async def body():  # the first bytes, then nothing until the test has its answer
+        yield head
+        await asyncio.sleep(30)
+        rest_sent.set()
+        yield b"\n%%EOF\r\n--" + boundary.encode() + b"--\r\n"
+
+    response = await asyncio.wait_for(
+        harness.client.post(
+            "/api/v1/invoices/upload",
+            data=body(),
+            headers={**headers, "Content-Type": f"multipart/form-data; boundary={boundary}"},
+        ),
+        10,
+    )
+    assert response.status == 402 and not rest_sent.is_set()
+    assert files_on_disk(harness.settings) == []
