@@ -69,21 +69,10 @@ async def check_vendor(db: Database, tenant_id: str, vendor_id: str | None) -> s
     return canonical
 
 
-async def precheck_upload(db: Database, tenant_id: str, invoice_id: str | None, cost: int) -> None:
-    """What can refuse an upload before its body is read: the slot (attach: NotFound,
-    AlreadyAttached) and the balance (InsufficientCredits, 402), so that a tenant without
-    credits is refused before streaming up to MAX_FILE_SIZE_MB (issue 12). ``accept_upload``
-    checks both again in its transaction, which is what counts."""
-    if invoice_id is not None:
-        row = await db.fetchone(
-            "SELECT (SELECT id FROM files WHERE invoice_id = i.id) AS file_id FROM invoices i "
-            "WHERE i.id = ? AND i.tenant_id = ?",
-            (invoice_id, tenant_id),
-        )
-        if row is None:
-            raise NotFound("Invoice slot not found")
-        if row["file_id"] is not None:
-            raise AlreadyAttached("A file is already attached to this invoice")
+async def check_balance(db: Database, tenant_id: str, cost: int) -> None:
+    """Refuse an upload the tenant cannot pay for (InsufficientCredits, 402) before its body is
+    read, rather than after streaming up to MAX_FILE_SIZE_MB (issue 12; an attach checks its
+    slot first, ``check_slot``). ``accept_upload`` debits in its transaction, which is what counts."""
     balance = await ledger.balance(db, tenant_id)
     if balance < cost:
         raise InsufficientCredits(f"Insufficient credits: balance {balance}, {cost} needed; buy credits and retry")

@@ -18,7 +18,7 @@ async def _accept(request: web.Request, invoice_id: str | None) -> web.Response:
     """Stream, check and record an upload (``appliance.uploads``, ``appliance.invoices``): 202
     with the upload-accepted body, or the appliance error, with nothing kept."""
     app, tenant = request.app, request[TENANT]
-    await invoices.precheck_upload(app[DB], tenant.id, invoice_id, app[SETTINGS].credits.cost_per_invoice)
+    await invoices.check_balance(app[DB], tenant.id, app[SETTINGS].credits.cost_per_invoice)
     async with uploads.received(request, app[SETTINGS], tenant.id) as (upload, vendor_id):
         vendor_id = await invoices.check_vendor(app[DB], tenant.id, vendor_id)
         await uploads.check(app[SETTINGS], upload)
