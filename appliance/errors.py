@@ -59,6 +59,14 @@ class NotFound(ApplianceError):
     exit_code = 66
 
 
+class TooManySlots(ApplianceError):
+    """The tenant has ``limits.max_open_slots`` upload/init slots waiting for a file (rate limits
+    are "not shown" in the spec: 429, as HTTP has it)."""
+
+    status = 429
+    exit_code = 75
+
+
 class FileTooLarge(ApplianceError):
     status = 413
     exit_code = 65

@@ -13,11 +13,12 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from appliance import ledger, review, vendors
 from appliance.db import Database, fetchone, utcnow
-from appliance.errors import AlreadyAttached, InsufficientCredits, NotFound, QueueUnavailable
+from appliance.errors import AlreadyAttached, InsufficientCredits, NotFound, QueueUnavailable, TooManySlots
 from appliance.queue import jobs
 from appliance.settings import Settings
 from appliance.tenants import parse_uuid
@@ -25,12 +26,34 @@ from appliance.uploads import StoredUpload
 from pipeline.money import CENT
 from pipeline.schema import READY_STATES, InvoiceStatus, ProcessingStatus
 
+OPEN_SLOT = "status = 'pending' AND NOT EXISTS (SELECT 1 FROM files f WHERE f.invoice_id = invoices.id)"
 
-async def create_slot(db: Database, tenant_id: str) -> str:
-    """Create a pending invoice with no file (spec 4.5); returns its id. No credits move."""
+
+async def create_slot(db: Database, tenant_id: str, ttl_seconds: int = 0, cap: int = 0) -> str:
+    """Create a pending invoice with no file (spec 4.5); returns its id. No credits move.
+
+    First drops the tenant's open slots (no file) older than ``ttl_seconds``
+    (``limits.init_slot_ttl_seconds``; 0: none expire); raises TooManySlots (429) when ``cap``
+    (``limits.max_open_slots``; 0: no cap) are still open. Issue 12: free slots that never
+    expired piled up by the thousand."""
     invoice_id = str(uuid.uuid4())
     now = utcnow()
     async with db.transaction() as conn:
+        if ttl_seconds:
+            cutoff = (datetime.now(UTC) - timedelta(seconds=ttl_seconds)).isoformat(timespec="milliseconds")
+            await conn.execute(
+                f"DELETE FROM invoices WHERE tenant_id = ? AND {OPEN_SLOT} AND created_at < ?",
+                (tenant_id, cutoff.replace("+00:00", "Z")),
+            )
+        if cap:
+            row = await fetchone(
+                conn, f"SELECT COUNT(*) AS n FROM invoices WHERE tenant_id = ? AND {OPEN_SLOT}", (tenant_id,)
+            )
+            if row["n"] >= cap:
+                raise TooManySlots(
+                    f"Too many open upload slots ({row['n']}, limits.max_open_slots): attach files to them "
+                    "or wait for them to expire"
+                )
         await conn.execute(
             "INSERT INTO invoices (id, tenant_id, status, processing_status, created_at, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",

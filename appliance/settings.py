@@ -55,6 +55,8 @@ class LimitSettings(Section):
     max_pdf_pages: int = Field(500, ge=1)
     job_timeout_seconds: float = Field(180.0, gt=0)
     worker_memory_mb: int = Field(6144, ge=0)  # 0: no limit
+    init_slot_ttl_seconds: int = Field(86400, ge=60)  # an upload/init slot with no file, then gone
+    max_open_slots: int = Field(100, ge=1)  # per tenant; one more init is 429
 
     @model_validator(mode="after")
     def _ocr_limit_within_upload_limit(self) -> LimitSettings:

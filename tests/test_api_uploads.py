@@ -292,3 +292,37 @@ async def test_no_credits_is_402_before_the_body_is_read(harness):
     )
     assert response.status == 402 and not rest_sent.is_set()
     assert files_on_disk(harness.settings) == []
+
+
+async def test_open_slots_are_capped_per_tenant_and_expire(harness_factory, tmp_path):
+    harness = await harness_factory(
+        make_settings(tmp_path, {"limits": {"max_open_slots": 2, "init_slot_ttl_seconds": 60}})
+    )
+    _, headers = await harness.tenant()
+    _, other = await harness.tenant(name="other")
+
+    async def init(key):
+        return await harness.client.post("/api/v1/invoices/upload/init", headers=key)
+
+    first = (await (await init(headers)).json())["invoiceId"]
+    assert (await init(headers)).status == 202
+    refused = await init(headers)  # used to be free and unlimited (3,177 left by one fuzzing run)
+    assert refused.status == 429
+    body = await refused.json()
+    assert body["statusCode"] == 429 and body["error"] == "Too Many Requests" and "max_open_slots" in body["message"]
+    assert (await init(other)).status == 202  # the cap is per tenant
+    path = f"/api/v1/invoices/upload/{first}/file"
+    assert (await harness.upload(headers, jpeg(), content_type="image/jpeg", path=path)).status == 202
+    assert (await init(headers)).status == 202  # an attached slot no longer counts
+    # a slot past its time is gone at the next init: attaching to it is 404
+    async with harness.db.transaction() as conn:
+        await conn.execute("UPDATE invoices SET created_at = '2000-01-01T00:00:00.000Z' WHERE id != ?", (first,))
+    assert (await init(headers)).status == 202
+    stale = await harness.db.fetchall(
+        "SELECT id FROM invoices WHERE created_at = '2000-01-01T00:00:00.000Z' AND tenant_id = "
+        "(SELECT tenant_id FROM invoices WHERE id = ?)",
+        (first,),
+    )
+    assert stale == []
+    # first (attached), the new slot, and the other tenant's (expired too, dropped at its own next init)
+    assert await rows(harness.db, "invoices") == 3

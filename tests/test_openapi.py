@@ -11,7 +11,7 @@ EXPECTED = {
     ("get", "/api/v1/credits/packages"): ("listPackages", {"200", "401"}),
     ("post", "/api/v1/credits/checkout"): ("checkout", {"200", "400", "401", "404", "502", "503"}),
     ("post", "/api/v1/credits/checkout/confirm"): ("confirmCheckout", {"200", "400", "401", "404", "502", "503"}),
-    ("post", "/api/v1/invoices/upload/init"): ("prepareUpload", {"202", "401"}),
+    ("post", "/api/v1/invoices/upload/init"): ("prepareUpload", {"202", "401", "429"}),
     ("post", "/api/v1/invoices/upload/{invoiceId}/file"): (
         "attachFile",
         {"202", "400", "401", "402", "404", "413", "503"},

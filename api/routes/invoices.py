@@ -40,11 +40,14 @@ async def _accept(request: web.Request, invoice_id: str | None) -> web.Response:
     operation_id="prepareUpload",
     summary="Create a pending invoice slot (no debit)",
     security=SECURITY,
-    responses={202: {"schema": PreparedUploadSchema, "description": "Prepared upload"}, **errors(401)},
+    responses={202: {"schema": PreparedUploadSchema, "description": "Prepared upload"}, **errors(401, 429)},
 )
 @routes.post("/api/v1/invoices/upload/init")
 async def prepare_upload(request: web.Request) -> web.Response:
-    invoice_id = await invoices.create_slot(request.app[DB], request[TENANT].id)
+    limits = request.app[SETTINGS].limits
+    invoice_id = await invoices.create_slot(
+        request.app[DB], request[TENANT].id, ttl_seconds=limits.init_slot_ttl_seconds, cap=limits.max_open_slots
+    )
     return web.json_response(
         {"invoiceId": invoice_id, "processingStatus": ProcessingStatus.QUEUED},
         status=202,
