@@ -12,6 +12,7 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp_apigami import setup_aiohttp_apispec
+from aiohttp_apigami.core import SWAGGER_DICT
 
 from api.auth import auth_middleware
 from api.errors import error_middleware
@@ -68,10 +69,41 @@ def make_app(
             }
         },
     )
+    app[SWAGGER_DICT] = openapi3(app[SWAGGER_DICT])
     app.add_routes(webhooks.routes)  # after the spec is built: Stripe's contract, not the tenant API
     app.add_routes(health.routes)  # probes for operators, not the tenant API either
     app.on_cleanup.append(_close_billing)
     return app
+
+
+def openapi3(document: dict) -> dict:
+    """The document apigami builds, made valid OpenAPI 3.0.3 (issue 12; tests/test_openapi.py
+    checks it with openapi-spec-validator): no Swagger 2 ``produces`` on operations (the
+    ``content`` of each response says it), and a nullable reference as ``nullable`` next to
+    ``allOf: [{$ref}]`` (what client generators read as "this type or null") instead of
+    ``anyOf: [{type: object, nullable: true}, {$ref}]``, which made them drop the type."""
+    for item in document.get("paths", {}).values():
+        for operation in item.values():
+            if isinstance(operation, dict):
+                operation.pop("produces", None)
+
+    def fix(node):
+        if isinstance(node, dict):
+            options = node.get("anyOf")
+            if isinstance(options, list) and len(options) == 2:
+                refs = [o for o in options if "$ref" in o]
+                nulls = [o for o in options if o.get("nullable") and "$ref" not in o]
+                if len(refs) == 1 and len(nulls) == 1:
+                    del node["anyOf"]
+                    node.update({"allOf": refs, "nullable": True})
+            for value in node.values():
+                fix(value)
+        elif isinstance(node, list):
+            for value in node:
+                fix(value)
+
+    fix(document.get("components", {}))
+    return document
 
 
 async def _close_billing(app: web.Application) -> None:
