@@ -101,3 +101,23 @@ async def test_a_worker_dying_in_ocr_frees_its_slot_at_once(ray_session):
             raise AssertionError("the dead worker's OCR slot is still held (it used to be, for its whole lease)")
     finally:
         await pool.close()
+
+
+async def test_a_busy_retry_logs_one_line(ray_session, harness_factory, tmp_path, caplog):
+    import logging
+
+    layers = {"pool": {"backend": "ray", "workers": 2}, "ocr": {"engine": "tests.fake_ocr:SlowOcr", "concurrency": 1}}
+    harness = await harness_factory(make_settings(tmp_path, layers))
+    _, headers = await harness.tenant(credits=2)
+    caplog.set_level(logging.INFO, logger="appliance.queue.dispatcher")
+    ids = []
+    for n in range(2):  # two scans, one OCR slot: one of them is told "busy" and retried
+        response = await harness.upload(headers, png_with_text(f"Total {n}.00"), content_type="image/png")
+        ids.append((await response.json())["invoice"]["id"])
+    for invoice_id in ids:
+        await harness.wait_ready(headers, invoice_id)
+    retries = [r.getMessage() for r in caplog.records if "retry in" in r.getMessage()]
+    assert retries, "no busy retry happened"
+    for message in retries:  # the worker's own words, not Ray's wrapper with its traceback
+        assert "\n" not in message and "Traceback" not in message, message
+        assert message.endswith("OCR stage busy (ocr.concurrency in use); retry later")
