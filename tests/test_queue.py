@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from appliance.invoices import create_slot
 from appliance.queue import jobs
 from tests.conftest import make_settings
@@ -81,30 +83,36 @@ async def _queued_job(db, tenant_id: str) -> str:
     return invoice_id
 
 
-async def test_expired_lease_is_leased_again(tmp_path):
+@pytest.fixture
+async def queue_db(tmp_path):
+    """A migrated appliance database, for the queue's own functions."""
     from appliance.datadir import prepare_data_dir
     from appliance.db import Database
-    from appliance.tenants import create_tenant
 
     settings = make_settings(tmp_path)
     prepare_data_dir(settings)
     db = await Database(settings.db_path).open()
-    try:
-        tenant, _ = await create_tenant(db, "t")
-        invoice_id = await _queued_job(db, tenant.id)
-        first = await jobs.lease(db, "a", lease_seconds=0.05)
-        assert [j.invoice_id for j in first] == [invoice_id]
-        assert await jobs.lease(db, "b", lease_seconds=60) == []  # still held
-        time.sleep(0.1)
-        second = await jobs.lease(db, "b", lease_seconds=60)
-        assert [j.attempts for j in second] == [2]
-        assert await jobs.release_orphans(db, "c") == 1  # a restart frees leases of dead owners
-        row = await db.fetchone("SELECT state FROM jobs")
-        assert row["state"] == "queued"
-        invoice = await db.fetchone("SELECT processing_status FROM invoices WHERE id = ?", (invoice_id,))
-        assert invoice["processing_status"] == "queued"
-    finally:
-        await db.close()
+    yield db
+    await db.close()
+
+
+async def test_expired_lease_is_leased_again(queue_db):
+    from appliance.tenants import create_tenant
+
+    db = queue_db
+    tenant, _ = await create_tenant(db, "t")
+    invoice_id = await _queued_job(db, tenant.id)
+    first = await jobs.lease(db, "a", lease_seconds=0.05)
+    assert [j.invoice_id for j in first] == [invoice_id]
+    assert await jobs.lease(db, "b", lease_seconds=60) == []  # still held
+    time.sleep(0.1)
+    second = await jobs.lease(db, "b", lease_seconds=60)
+    assert [j.attempts for j in second] == [2]
+    assert await jobs.release_orphans(db, "c") == 1  # a restart frees leases of dead owners
+    row = await db.fetchone("SELECT state FROM jobs")
+    assert row["state"] == "queued"
+    invoice = await db.fetchone("SELECT processing_status FROM invoices WHERE id = ?", (invoice_id,))
+    assert invoice["processing_status"] == "queued"
 
 
 async def test_busy_ocr_is_known_by_its_type_not_its_message(harness_factory, tmp_path, monkeypatch):
@@ -135,3 +143,21 @@ async def test_other_temporary_errors_spend_attempts_even_when_they_say_busy(har
     assert "device busy resetting" in result["processingError"]
     job = await harness.db.fetchone("SELECT attempts, busy_retries FROM jobs")
     assert (job["attempts"], job["busy_retries"]) == (2, 0)
+
+
+async def test_tenants_take_turns(queue_db):
+    from appliance.tenants import create_tenant
+
+    db = queue_db
+    big, _ = await create_tenant(db, "big")
+    small, _ = await create_tenant(db, "small")
+    batch = [await _queued_job(db, big.id) for _ in range(5)]
+    single = await _queued_job(db, small.id)  # uploaded after the whole batch
+    first = await jobs.lease(db, "w", lease_seconds=60)
+    assert [j.invoice_id for j in first] == [batch[0]]  # the oldest job of all
+    async with db.transaction() as conn:
+        await jobs.finish(conn, first[0].id)
+    second = await jobs.lease(db, "w", lease_seconds=60)
+    assert [j.invoice_id for j in second] == [single]  # not after the other four: the small tenant's turn
+    rest = await jobs.lease(db, "w", lease_seconds=60, limit=10)
+    assert [j.invoice_id for j in rest] == batch[1:]  # within a tenant, oldest first

@@ -46,14 +46,22 @@ async def depth(conn) -> int:
 async def lease(db: Database, owner: str, lease_seconds: float, limit: int = 1) -> list[LeasedJob]:
     """Lease up to ``limit`` due jobs (queued and available, or leased with an expired lease).
 
-    Increments ``attempts`` and marks the invoice ``processing``. Oldest first.
+    Increments ``attempts`` and marks the invoice ``processing``. Fair across tenants (issue 12:
+    a batch of 10,000 from one tenant must not hold another tenant's one invoice for hours):
+    tenants take turns, each tenant's oldest due job first, and at equal turns the tenant served
+    least recently (never served first) goes first; within a tenant, oldest first.
     """
     now = time.time()
     async with db.transaction() as conn:
         async with conn.execute(
-            "SELECT id, invoice_id, tenant_id, attempts, busy_retries FROM jobs "
-            "WHERE (state = 'queued' AND available_at <= ?) OR (state = 'leased' AND lease_until < ?) "
-            "ORDER BY available_at LIMIT ?",
+            "WITH due AS (SELECT id, invoice_id, tenant_id, attempts, busy_retries, available_at, "
+            "  ROW_NUMBER() OVER (PARTITION BY tenant_id ORDER BY available_at) AS turn FROM jobs "
+            "  WHERE (state = 'queued' AND available_at <= ?) OR (state = 'leased' AND lease_until < ?)), "
+            "served AS (SELECT tenant_id, MAX(updated_at) AS last FROM jobs WHERE state != 'queued' "
+            "  GROUP BY tenant_id) "
+            "SELECT due.id, due.invoice_id, due.tenant_id, due.attempts, due.busy_retries FROM due "
+            "LEFT JOIN served ON served.tenant_id = due.tenant_id "
+            "ORDER BY due.turn, served.last IS NOT NULL, served.last, due.available_at LIMIT ?",
             (now, now, limit),
         ) as cursor:
             rows = list(await cursor.fetchall())
