@@ -104,16 +104,15 @@ def check_database(settings: Settings) -> CheckResult:
 
 
 def check_ocr(settings: Settings) -> CheckResult:
-    from models.registry import load_ocr
+    from pipeline.stages import ocr_engine
 
     engine = settings.ocr.engine
     started = time.perf_counter()
     try:
         models = settings.worker_models()
-        options = dict(models.ocr_options)
-        if engine == "surya" and (failed := _surya_missing(options)):
+        if engine == "surya" and (failed := _surya_missing(dict(models.ocr_options))):
             return failed  # one reason per missing file, before anything loads
-        loaded = load_ocr(engine, lang=models.ocr_lang, threads=models.ocr_threads, device=models.ocr_device, **options)
+        loaded = ocr_engine(models)  # loaded as every worker loads it
         close = getattr(loaded, "close", None)
         if close is not None:  # surya: its child process and any recognition server it started
             close()

@@ -231,30 +231,39 @@ class LlmStage:
         }
 
 
-def _stage_call(stage: str, actor_name: str, method: str, *args: Any) -> Any:
-    """Call a stage actor by name and wait; a lost actor becomes WorkerLost (the queue retries)."""
+def _stage_actor(stage: str, actor_name: str):
+    """The handle of the stage actor named ``actor_name``, looked up once per proxy: a named
+    actor's handle stays valid across Ray's restarts of it. WorkerLost when there is none."""
     import ray
 
     try:
-        return ray.get(getattr(ray.get_actor(actor_name), method).remote(*args))
+        return ray.get_actor(actor_name)
+    except ValueError as exc:  # the name is unknown (the pool is closing)
+        raise WorkerLost(f"{stage} stage {actor_name} not found") from exc
+
+
+def _stage_call(stage: str, actor, method: str, *args: Any) -> Any:
+    """Call a stage actor and wait; a lost actor becomes WorkerLost (the queue retries)."""
+    import ray
+
+    try:
+        return ray.get(getattr(actor, method).remote(*args))
     except ray.exceptions.RayTaskError as exc:
         raise exc.cause from None  # the engine's own error, as a local engine would raise it
     except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.OutOfMemoryError) as exc:
         raise WorkerLost(f"{stage} stage lost mid-batch ({type(exc).__name__}); the job is retried") from exc
-    except ValueError as exc:  # ray.get_actor: the name is unknown (the pool is closing)
-        raise WorkerLost(f"{stage} stage {actor_name} not found") from exc
 
 
 class RemoteOcr:
     """An ``models.ocr.OcrEngine`` whose pages go to the OCR stage actor named ``actor_name``
-    (a name, not a handle, so a restarted worker finds the stage again)."""
+    (a name, not a handle, crosses into the worker, so a restarted worker finds the stage again)."""
 
     def __init__(self, actor_name: str) -> None:
-        self.actor_name = actor_name
-        self.name = _stage_call("OCR", actor_name, "engine_name")
+        self.actor = _stage_actor("OCR", actor_name)
+        self.name = _stage_call("OCR", self.actor, "engine_name")
 
     def recognize(self, image) -> list:
-        return _stage_call("OCR", self.actor_name, "recognize", image)
+        return _stage_call("OCR", self.actor, "recognize", image)
 
 
 class RemoteLlm:
@@ -262,12 +271,12 @@ class RemoteLlm:
     ``affinity`` identifies this worker to the stage (see ``LlmStage``)."""
 
     def __init__(self, actor_name: str, affinity: str) -> None:
-        self.actor_name = actor_name
+        self.actor = _stage_actor("LLM", actor_name)
         self.affinity = affinity
-        self.name = _stage_call("LLM", actor_name, "backend_name")
+        self.name = _stage_call("LLM", self.actor, "backend_name")
 
     def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
-        return _stage_call("LLM", self.actor_name, "complete", prompt, json_schema, max_tokens, stop, self.affinity)
+        return _stage_call("LLM", self.actor, "complete", prompt, json_schema, max_tokens, stop, self.affinity)
 
 
 __all__ = ["OcrStage", "LlmStage", "RemoteOcr", "RemoteLlm", "recognize_pages"]

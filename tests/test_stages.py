@@ -28,7 +28,7 @@ async def test_ocr_stage_batches_pages_up_to_its_maximum():
     assert stats["batch_sizes"] == {4: 1, 2: 1} and stats["waiting_pages"] == 0 and stats["running"] == 0
 
 
-async def test_engine_error_fails_every_page_of_its_batch_only():
+async def test_engine_error_fails_every_page_of_its_batch():
     stage = OcrStage(fake_models("tests.fake_ocr:CrashOcr"), batch_max_pages=2, window_ms=100)
     outcomes = await asyncio.gather(*(stage.recognize(None) for _ in range(2)), return_exceptions=True)
     assert all(isinstance(o, RuntimeError) and "fake OCR crash" in str(o) for o in outcomes)
