@@ -114,7 +114,7 @@ async def accept_upload(
     """Record an upload and debit it; returns the upload-accepted body (spec 2.7).
 
     ``invoice_id`` None creates the invoice (one-step upload). Raises InsufficientCredits (402),
-    NotFound / AlreadyAttached for the slot, QueueUnavailable (503, refunded). On any error
+    NotFound / AlreadyAttached for the slot, QueueUnavailable (503, refunded: ``_queue_full``). On any error
     nothing is kept, except the refund pair in the ledger; ``upload.recorded`` is set once the
     file's row has committed (``appliance.uploads.received`` removes an unrecorded file).
     """
@@ -144,10 +144,11 @@ async def accept_upload(
                 "UPDATE invoices SET vendor_id = ?, updated_at = ? WHERE id = ?", (vendor_id, now, invoice_id)
             )
         await ledger.post(conn, tenant_id, -cost, "upload_debit", invoice_id=invoice_id)
-        if not queue_ready() or await jobs.depth(conn) >= settings.queue.max_depth:
+        full = await _queue_full(conn, settings, tenant_id, queue_ready)
+        if full:
             await ledger.post(conn, tenant_id, cost, "queue_refund", invoice_id=invoice_id)
             refused = QueueUnavailable(
-                "Extraction queue unavailable; the credits were refunded, retry later",
+                f"{full}; the credits were refunded, retry later",
                 headers={"Retry-After": str(settings.queue.retry_after_seconds)},
             )
         else:
@@ -173,6 +174,20 @@ async def accept_upload(
     upload.recorded = True
     summary = await invoice_summary(db, invoice_id)
     return {"invoice": summary, "fileId": upload.file_id, "statusUrl": f"/api/v1/invoices/{invoice_id}"}
+
+
+async def _queue_full(conn, settings: Settings, tenant_id: str, queue_ready: Callable[[], bool]) -> str:
+    """Why the queue takes no more of this tenant's jobs ("" when it does): the dispatcher is not
+    running, the whole queue holds ``queue.max_depth`` jobs, or this tenant's share holds
+    ``queue.max_depth_per_tenant`` (issue 12: one tenant's batch must not fill it for all)."""
+    if not queue_ready():
+        return "Extraction queue unavailable"
+    if await jobs.depth(conn) >= settings.queue.max_depth:
+        return "Extraction queue full"
+    share = settings.queue.max_depth_per_tenant
+    if share and await jobs.depth(conn, tenant_id) >= share:
+        return f"Extraction queue full for this tenant ({share} invoices waiting or in progress)"
+    return ""
 
 
 async def invoice_summary(db: Database, invoice_id: str) -> dict[str, Any]:

@@ -167,6 +167,7 @@ class LlmSettings(Section):
 
 class QueueSettings(Section):
     max_depth: int = Field(200, ge=0)  # 0: take no uploads (drain the queue)
+    max_depth_per_tenant: int = Field(100, ge=0)  # one tenant's share of max_depth; 0: no share of its own
     max_attempts: int = Field(4, ge=1)
     lease_seconds: int = Field(300, ge=1)
     backoff_seconds: float = Field(2.0, gt=0)

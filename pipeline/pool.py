@@ -72,9 +72,9 @@ def ray_auth(token_file: Path | None, create: bool = True) -> str:
     unless the operator set ``RAY_AUTH_MODE=disabled`` (theirs to choose, e.g. on an isolated
     network), and return the mode in force.
 
-    Why on: Ray 2.60's gRPC servers (GCS, raylet, workers) listen on every interface of a host
-    that has a default route (``ss -ltnp``: ``*:port``), whatever address ``ray.init`` is
-    given, and anyone who reaches them can run code in the appliance. The token is read from
+    Why on: whoever reaches Ray's gRPC servers (GCS, raylet, workers) can run code in the
+    appliance. A local Ray listens on loopback only (``connect_ray``), which still leaves every
+    other user of the host; a cluster's nodes listen on the LAN. The token is read from
     ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH`` when the operator set one, else from
     ``token_file`` (64 hex digits, mode 0600), which is written on first start when ``create``
     (a local Ray) and must hold the cluster's token when joining one (RuntimeError naming the
@@ -107,15 +107,34 @@ def connect_ray(
 ) -> None:
     """Start a local Ray (``address`` empty) or join a cluster (``auto``, ``ray://…``); idempotent.
 
-    The dashboard stays off (plain ``ray``). Token authentication is on unless the operator
-    turned it off (``ray_auth``; ``token_file`` is ``<data_dir>/ray-auth-token`` in the
-    appliance). Raises what ``ray.init`` raises (RuntimeError without the cluster's token).
+    A local Ray listens on loopback only (every port of its processes). The dashboard stays off
+    (plain ``ray``). Token authentication is on unless the operator turned it off for a local Ray
+    (``ray_auth``; ``token_file`` is ``<data_dir>/ray-auth-token`` in the appliance); joining a
+    cluster without it is refused. Raises RuntimeError when joining with RAY_AUTH_MODE other than
+    ``token`` or without the cluster's token, and what ``ray.init`` raises.
     """
+    mode = ray_auth(token_file, create=not address)
+    if address and mode != "token":
+        raise RuntimeError(
+            f"joining the Ray cluster at {address} requires Ray's token authentication, and RAY_AUTH_MODE is "
+            f"{mode!r}: unset RAY_AUTH_MODE, start every node with RAY_AUTH_MODE=token and the same token, and "
+            "put that token in the appliance's ray-auth-token file (README: Ray security)"
+        )
+    if not address:
+        # Ray's node address decides where its gRPC servers (GCS, raylet, workers, agents) listen.
+        # On Linux Ray takes the host's LAN address even when told 127.0.0.1 (it "resolves"
+        # localhost for other nodes' sake); Ray's own switch for single-host platforms keeps it on
+        # loopback. Set before `import ray` for the processes it starts, and in the constant in
+        # case ray was imported already (issue 12, finding 1).
+        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     import ray
 
     if ray.is_initialized():
         return
-    mode = ray_auth(token_file, create=not address)
+    if not address:
+        from ray._private import ray_constants
+
+        ray_constants.ENABLE_RAY_CLUSTER = False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     kwargs: dict[str, Any] = {
         "include_dashboard": False,

@@ -194,6 +194,23 @@ async def test_backlog_at_max_depth_is_503(harness_factory, tmp_path):
     assert await harness.balance(headers) == 1
 
 
+async def test_one_tenant_gets_its_share_of_the_queue_not_all_of_it(harness_factory, tmp_path, monkeypatch):
+    # issue 12, finding 5: queue.max_depth was global, so one tenant's batch refused everyone else
+    monkeypatch.setenv("FAKE_OCR_SECONDS", "2")  # jobs stay in the queue while the test uploads
+    settings = make_settings(tmp_path, {"queue": {"max_depth": 10, "max_depth_per_tenant": 2}})
+    harness = await harness_factory(settings)
+    _, batch = await harness.tenant(credits=5, name="batch")
+    _, single = await harness.tenant(credits=1, name="single")
+    for _ in range(2):
+        assert (await harness.upload(batch, jpeg(), content_type="image/jpeg")).status == 202
+    refused = await harness.upload(batch, jpeg(), content_type="image/jpeg")
+    assert refused.status == 503 and "Retry-After" in refused.headers
+    assert "queue full for this tenant (2 invoices" in (await refused.json())["message"]
+    assert await harness.balance(batch) == 3  # the refused upload was refunded
+    assert (await harness.upload(single, jpeg(), content_type="image/jpeg")).status == 202
+    assert await rows(harness.db, "jobs") == 3
+
+
 async def test_vendor_id_as_query_or_form_field(harness):
     tenant_id, headers = await harness.tenant()
     other_id, _ = await harness.tenant(name="other")

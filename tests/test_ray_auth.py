@@ -1,5 +1,5 @@
 """``pipeline.pool.ray_auth``: Ray's token authentication stays on, with the appliance's own
-token file (Ray's servers listen on every interface of a host with a default route)."""
+token file; ``connect_ray`` refuses to join a cluster without it (issue 12, finding 1)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from pipeline.pool import ray_auth
+from pipeline.pool import connect_ray, ray_auth
 
 
 @pytest.fixture(autouse=True)
@@ -40,3 +40,10 @@ def test_the_operators_choices_win(tmp_path, monkeypatch):
     monkeypatch.setenv("RAY_AUTH_MODE", "token")
     monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", "/etc/ray/token")
     assert ray_auth(tmp_path / "t") == "token" and not (tmp_path / "t").exists()
+
+
+def test_joining_a_cluster_with_authentication_off_is_refused(tmp_path, monkeypatch):
+    # a local Ray on loopback may run without a token (the operator's choice); a cluster may not
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    with pytest.raises(RuntimeError, match="requires Ray's token authentication.*RAY_AUTH_MODE is 'disabled'"):
+        connect_ray("10.0.0.5:6379", token_file=tmp_path / "ray-auth-token")

@@ -37,9 +37,15 @@ async def enqueue(conn, invoice_id: str, tenant_id: str) -> str:
     return job_id
 
 
-async def depth(conn) -> int:
-    """Jobs not yet done (queued or leased): the backlog that ``queue.max_depth`` bounds."""
-    row = await fetchone(conn, "SELECT COUNT(*) AS n FROM jobs WHERE state != 'done'")
+async def depth(conn, tenant_id: str | None = None) -> int:
+    """Jobs not yet done (queued or leased): the backlog that ``queue.max_depth`` bounds, or with
+    ``tenant_id`` that tenant's share of it (``queue.max_depth_per_tenant``)."""
+    if tenant_id is None:
+        row = await fetchone(conn, "SELECT COUNT(*) AS n FROM jobs WHERE state != 'done'")
+    else:
+        row = await fetchone(
+            conn, "SELECT COUNT(*) AS n FROM jobs WHERE state != 'done' AND tenant_id = ?", (tenant_id,)
+        )
     return row["n"]
 
 
