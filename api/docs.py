@@ -11,6 +11,7 @@ ERROR_TEXT = {
     402: "Insufficient credits",
     404: "Not found for the tenant of the API key",
     413: "File too large (MAX_FILE_SIZE_MB, or OCR_MAX_UPLOAD_MB)",
+    422: "Idempotency-Key already used within 24 h for another request (another file, name, vendorId or path)",
     429: "Too many open upload slots (limits.max_open_slots); attach files or wait for slots to expire",
     502: "The payment processor answered with an error; nothing applied, safe to retry",
     503: "Extraction queue unavailable; credits refunded (Retry-After header)",

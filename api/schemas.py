@@ -174,6 +174,34 @@ UPLOAD_BODY = {
         }
     },
 }
+MAX_WAIT_SECONDS = 60
+WAIT_QUERY = {
+    "in": "query",
+    "name": "wait",
+    "required": False,
+    "schema": {"type": "number", "minimum": 0, "maximum": MAX_WAIT_SECONDS},
+    "description": "Seconds the answer may wait until the invoice is ready (or, with If-None-Match, differs "
+    "from that ETag); 0 or absent: answer at once",
+}
+IF_NONE_MATCH_HEADER = {
+    "in": "header",
+    "name": "If-None-Match",
+    "required": False,
+    "schema": {"type": "string"},
+    "description": "The ETag of the client's last answer: 304 with no body while the invoice is unchanged",
+}
+ETAG_HEADER = {"ETag": {"schema": {"type": "string"}, "description": "Changes exactly when the body does"}}
+
+IDEMPOTENCY_HEADER = {
+    "in": "header",
+    "name": "Idempotency-Key",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "description": "Makes a retry safe (appliance.idempotency): the same key with the same file, file name and "
+    "vendorId within 24 h returns the first 202 again (header Idempotent-Replayed: true) with no second debit; "
+    "the same key with another request is 422. A UUID per upload is the usual choice.",
+}
+
 VENDOR_QUERY = {
     "in": "query",
     "name": "vendorId",

@@ -42,6 +42,14 @@ class AlreadyAttached(BadRequest):
     """A file is already attached to that invoice slot (spec 4.6)."""
 
 
+class IdempotencyKeyReused(ApplianceError):
+    """An ``Idempotency-Key`` already used for another request within 24 h (appliance.idempotency;
+    422 as in Stripe's convention)."""
+
+    status = 422
+    exit_code = 65
+
+
 class Unauthorized(ApplianceError):
     status = 401
 

@@ -9,6 +9,7 @@ and no job is written; the slot stays attachable.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import uuid
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from appliance import ledger, review, vendors
+from appliance import idempotency, ledger, review, vendors
 from appliance.db import Database, fetchone, utcnow
 from appliance.errors import AlreadyAttached, InsufficientCredits, NotFound, QueueUnavailable, TooManySlots
 from appliance.queue import jobs
@@ -110,10 +111,13 @@ async def accept_upload(
     invoice_id: str | None,
     vendor_id: str | None,
     queue_ready: Callable[[], bool],
+    claim: idempotency.Claim | None = None,
 ) -> dict[str, Any]:
     """Record an upload and debit it; returns the upload-accepted body (spec 2.7).
 
-    ``invoice_id`` None creates the invoice (one-step upload). Raises InsufficientCredits (402),
+    ``invoice_id`` None creates the invoice (one-step upload). ``claim`` records the request's
+    Idempotency-Key with the body in the same transaction (``appliance.idempotency.KeyTaken``
+    when another request recorded it first: nothing is kept). Raises InsufficientCredits (402),
     NotFound / AlreadyAttached for the slot, QueueUnavailable (503, refunded: ``_queue_full``). On any error
     nothing is kept, except the refund pair in the ledger; ``upload.recorded`` is set once the
     file's row has committed (``appliance.uploads.received`` removes an unrecorded file).
@@ -168,12 +172,19 @@ async def accept_upload(
                 ),
             )
             await jobs.enqueue(conn, invoice_id, tenant_id)
+            row = await fetchone(conn, "SELECT * FROM invoices WHERE id = ?", (invoice_id,))
+            body = {
+                "invoice": summary_of(row),
+                "fileId": upload.file_id,
+                "statusUrl": f"/api/v1/invoices/{invoice_id}",
+            }
+            if claim is not None:
+                await idempotency.record(conn, tenant_id, claim, invoice_id, body)  # KeyTaken: all rolls back
             upload.place()
     if refused is not None:
         raise refused
     upload.recorded = True
-    summary = await invoice_summary(db, invoice_id)
-    return {"invoice": summary, "fileId": upload.file_id, "statusUrl": f"/api/v1/invoices/{invoice_id}"}
+    return body
 
 
 async def _queue_full(conn, settings: Settings, tenant_id: str, queue_ready: Callable[[], bool]) -> str:
@@ -192,7 +203,11 @@ async def _queue_full(conn, settings: Settings, tenant_id: str, queue_ready: Cal
 
 async def invoice_summary(db: Database, invoice_id: str) -> dict[str, Any]:
     """The invoice summary of spec 2.6."""
-    row = await db.fetchone("SELECT * FROM invoices WHERE id = ?", (invoice_id,))
+    return summary_of(await db.fetchone("SELECT * FROM invoices WHERE id = ?", (invoice_id,)))
+
+
+def summary_of(row) -> dict[str, Any]:
+    """The invoice summary of spec 2.6 from an ``invoices`` row."""
     return {
         "id": row["id"],
         "status": row["status"],
@@ -211,34 +226,12 @@ async def get_invoice(db: Database, invoice_id: str, tenant_id: str | None, *, o
     All fields present, null where empty; the three operator-only fields only when ``operator``
     (DESIGN.md decisions). Raises NotFound for another tenant's, malformed or unknown ids.
     """
-    canonical = parse_uuid(invoice_id)
-    row = None
-    if canonical:
-        row = await db.fetchone(
-            "SELECT i.*, v.name AS vendor_name FROM invoices i LEFT JOIN vendors v ON v.id = i.vendor_id "
-            "WHERE i.id = ?",
-            (canonical,),
-        )
-    if row is None or (tenant_id is not None and row["tenant_id"] != tenant_id):
-        raise NotFound("Invoice not found")
+    row = await _invoice_row(db, invoice_id, tenant_id)
     ready = row["processing_status"] in READY_STATES
-    data = json.loads(row["data_json"]) if row["data_json"] else None
-    body: dict[str, Any] = {
-        "id": row["id"],
-        "processingStatus": row["processing_status"],
-        "status": row["status"],
-        "direction": row["direction"],
-        "ready": ready,
-        "data": data if ready or data is not None else None,
-        "ocrConfidence": row["ocr_confidence"],
+    body = _head(row, ready) | {
+        "data": json.loads(row["data_json"]) if row["data_json"] else None,
         "validationErrors": json.loads(row["validation_errors_json"] or "[]"),
-        "processingError": row["processing_error"],
-        "isDuplicate": bool(row["is_duplicate"]),
-        "duplicateOf": row["duplicate_of"],
         "evidence": json.loads(row["evidence_json"]) if row["evidence_json"] and ready else {},
-        "vendor": {"id": row["vendor_id"], "vendorName": row["vendor_name"]} if row["vendor_id"] else None,
-        "createdAt": row["created_at"],
-        "updatedAt": row["updated_at"],
     }
     if operator:
         body.update(
@@ -249,6 +242,70 @@ async def get_invoice(db: Database, invoice_id: str, tenant_id: str | None, *, o
         )
     await review.overlay(db, body, history=operator)  # human corrections on top (spec 1.3)
     return body
+
+
+@dataclass(frozen=True)
+class Poll:
+    """What ``GET /api/v1/invoices/{id}`` answers: ``body``, the JSON of ``get_invoice`` as bytes;
+    ``ready``; ``etag``, the SHA-256 of the body (hex, 32 digits), which changes exactly when
+    the body does (RFC 9110 8.8.3, a strong validator)."""
+
+    body: bytes
+    ready: bool
+    etag: str
+
+
+async def poll(db: Database, invoice_id: str, tenant_id: str) -> Poll:
+    """The tenant's invoice as ``get_invoice`` has it, encoded (a Poll). Raises NotFound likewise.
+
+    Without corrections (the usual case) the stored JSON of ``data``, ``validationErrors`` and
+    ``evidence`` goes out as stored, never decoded and encoded again: on the poll endpoint that
+    round trip cost more than the rest of the answer (issue 12, bench/results/api.md)."""
+    row = await _invoice_row(db, invoice_id, tenant_id)
+    ready = row["processing_status"] in READY_STATES
+    corrections = await review.corrections_of(db, row["id"])
+    if corrections:
+        body = await get_invoice(db, invoice_id, tenant_id)
+        encoded = json.dumps(body).encode()
+    else:
+        head = json.dumps(_head(row, ready))
+        data = row["data_json"] or "null"
+        errors = row["validation_errors_json"] or "[]"
+        evidence = row["evidence_json"] if row["evidence_json"] and ready else "{}"
+        encoded = f'{head[:-1]}, "data": {data}, "validationErrors": {errors}, "evidence": {evidence}}}'.encode()
+    return Poll(encoded, ready, hashlib.sha256(encoded).hexdigest()[:32])
+
+
+async def _invoice_row(db: Database, invoice_id: str, tenant_id: str | None):
+    canonical = parse_uuid(invoice_id)
+    row = None
+    if canonical:
+        row = await db.lookup(  # every poll: the loop's own thread (Database.lookup)
+            "SELECT i.*, v.name AS vendor_name FROM invoices i LEFT JOIN vendors v ON v.id = i.vendor_id "
+            "WHERE i.id = ?",
+            (canonical,),
+        )
+    if row is None or (tenant_id is not None and row["tenant_id"] != tenant_id):
+        raise NotFound("Invoice not found")
+    return row
+
+
+def _head(row, ready: bool) -> dict[str, Any]:
+    """The fields of spec 2.8 but ``data``, ``validationErrors`` and ``evidence``."""
+    return {
+        "id": row["id"],
+        "processingStatus": row["processing_status"],
+        "status": row["status"],
+        "direction": row["direction"],
+        "ready": ready,
+        "ocrConfidence": row["ocr_confidence"],
+        "processingError": row["processing_error"],
+        "isDuplicate": bool(row["is_duplicate"]),
+        "duplicateOf": row["duplicate_of"],
+        "vendor": {"id": row["vendor_id"], "vendorName": row["vendor_name"]} if row["vendor_id"] else None,
+        "createdAt": row["created_at"],
+        "updatedAt": row["updated_at"],
+    }
 
 
 async def record_result(db: Database, job_id: str, invoice_id: str, result: dict[str, Any]) -> None:
@@ -299,6 +356,7 @@ async def record_result(db: Database, job_id: str, invoice_id: str, result: dict
             ),
         )
         await jobs.finish(conn, job_id, result.get("processing_error"))
+    db.changes.notify(invoice_id)  # long polls (?wait=) answer now
 
 
 @dataclass

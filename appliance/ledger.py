@@ -35,7 +35,7 @@ async def post(
 
 async def balance(db: Database, tenant_id: str) -> int:
     """The tenant's balance in credits. Raises NotFound for an unknown tenant."""
-    row = await db.fetchone("SELECT balance FROM tenants WHERE id = ?", (tenant_id,))
+    row = await db.lookup("SELECT balance FROM tenants WHERE id = ?", (tenant_id,))
     if row is None:
         raise NotFound(f"tenant {tenant_id} not found")
     return row["balance"]

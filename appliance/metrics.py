@@ -71,6 +71,7 @@ class Metrics:
             ["method", "route"],
             registry=registry,
         )
+        self._http_children: dict[tuple[str, str, int], tuple] = {}
         self.stage_seconds = Histogram(
             "appliance_stage_duration_seconds",
             "Pipeline stage latency in seconds (text, ocr, einvoice, rules, llm)",
@@ -104,8 +105,15 @@ class Metrics:
 
     def http_request(self, method: str, route: str, status: int, seconds: float) -> None:
         """One answered request; ``route`` is the resource path (``/api/v1/invoices/{id}``), never the URL."""
-        self.http_requests.labels(method, route, str(status)).inc()
-        self.http_seconds.labels(method, route).observe(seconds)
+        key = (method, route, status)
+        children = self._http_children.get(key)
+        if children is None:  # labels() takes a lock and builds a key each time: once per combination
+            children = self._http_children[key] = (
+                self.http_requests.labels(method, route, str(status)),
+                self.http_seconds.labels(method, route),
+            )
+        children[0].inc()
+        children[1].observe(seconds)
 
     def job_result(self, result: dict[str, Any]) -> None:
         """A pipeline result written by the dispatcher: its status and its ``timings`` (seconds per stage).

@@ -175,6 +175,25 @@ def review_and_reprocess(db: Database) -> None:
     )
 
 
+@migrations(name="0005_idempotency_keys")
+def idempotency_keys(db: Database) -> None:
+    # appliance.idempotency: the first 202 of an upload per (tenant, Idempotency-Key), for 24 h
+    db.executescript(
+        """
+        CREATE TABLE idempotency_keys (
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            key TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            invoice_id TEXT NOT NULL REFERENCES invoices(id),
+            response_json TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (tenant_id, key)
+        );
+        CREATE INDEX idempotency_keys_created ON idempotency_keys(created_at);
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 

@@ -1,8 +1,9 @@
 """Readiness of a running appliance (``GET /readyz``): is it able to take and process uploads now?
 
-Owns the three checks (the database answers, the extraction pool is up and healthy, the
-dispatcher runs) and the queue gate the upload handlers consult. The web app starts before the
-pool (models take minutes to load), so until ``attach()`` the appliance is alive but not ready:
+Owns the four checks (the database answers, the extraction pool is up and healthy, the
+dispatcher runs, jobs make progress: ``Dispatcher.stalled``) and the queue gate the upload
+handlers consult. The web app starts before the pool (models take minutes to load), so until
+``attach()`` the appliance is alive but not ready:
 uploads answer 503 "Extraction queue unavailable" and ``/readyz`` names what is still starting.
 
 Imports nothing of ``api`` and no model or Ray library: the pool and the dispatcher are handed in.
@@ -59,7 +60,7 @@ class Readiness:
 
     async def checks(self) -> list[CheckResult]:
         """Run every check; the database one waits at most DATABASE_TIMEOUT_SECONDS."""
-        return [await self._database(), self._pool(), self._dispatcher()]
+        return [await self._database(), self._pool(), self._dispatcher(), self._progress()]
 
     async def failing(self) -> list[CheckResult]:
         """The checks that fail now; empty means ready."""
@@ -82,6 +83,11 @@ class Readiness:
         if not self.pool.healthy():
             return CheckResult("pool", False, "extraction pool unhealthy: a worker is lost (Ray restarts it)")
         return CheckResult("pool", True, "ok")
+
+    def _progress(self) -> CheckResult:
+        stalled = getattr(self.dispatcher, "stalled", None)
+        message = stalled() if stalled is not None and self.pool is not None else ""
+        return CheckResult("progress", not message, message or "ok")
 
     def _dispatcher(self) -> CheckResult:
         if self.dispatcher is None:

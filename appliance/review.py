@@ -102,16 +102,23 @@ async def status_after_extraction(conn, invoice_id: str, extracted: str) -> str:
     return InvoiceStatus.REVIEWED if row["corrected"] else extracted
 
 
-async def overlay(db: Database, body: dict[str, Any], *, history: bool = False) -> None:
-    """Apply the stored corrections to an invoice response (spec 2.8) in place: ``data`` and
-    ``evidence``. Nothing changes while no data is shown yet (first extraction queued or
-    running). With ``history`` (operator view) adds ``corrections``: every stored correction
-    with who and when, and ``reviewDecision`` ``{decision, by, at}`` or None."""
-    rows = await db.fetchall(
+async def corrections_of(db: Database, invoice_id: str) -> list:
+    """The invoice's stored corrections, oldest first (rows of ``corrections``)."""
+    return await db.lookup_all(
         "SELECT line_index, field, old_value_json, new_value_json, corrected_by, created_at FROM corrections "
         "WHERE invoice_id = ? ORDER BY id",
-        (body["id"],),
+        (invoice_id,),
     )
+
+
+async def overlay(db: Database, body: dict[str, Any], *, history: bool = False, rows: list | None = None) -> None:
+    """Apply the stored corrections (``rows``, else read with ``corrections_of``) to an invoice
+    response (spec 2.8) in place: ``data`` and ``evidence``. Nothing changes while no data is
+    shown yet (first extraction queued or running). With ``history`` (operator view) adds
+    ``corrections``: every stored correction with who and when, and ``reviewDecision``
+    ``{decision, by, at}`` or None."""
+    if rows is None:
+        rows = await corrections_of(db, body["id"])
     if history:
         body["corrections"] = [_history(row) for row in rows]
         decided = await db.fetchone(

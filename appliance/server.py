@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 
 from aiohttp import web
 
+from api import access_log
 from api.app import make_app
 from api.metrics import start_metrics_server
 from appliance.billing import sync_packages
@@ -69,7 +70,7 @@ async def serve(
             readiness=readiness,
             metrics=metrics,
         )
-        runner = web.AppRunner(app, access_log_format='%a "%r" %s %b %Tfs')
+        runner = web.AppRunner(app, **access_log.runner_options(settings.log.access))
         await runner.setup()
         await web.TCPSite(runner, host, port).start()
         log.info("listening on http://%s:%d (/readyz says when the models are loaded)", host, port)

@@ -173,6 +173,7 @@ class QueueSettings(Section):
     backoff_seconds: float = Field(2.0, gt=0)
     poll_seconds: float = Field(0.5, gt=0)
     retry_after_seconds: int = Field(30, ge=1)
+    stall_seconds: int = Field(240, ge=1)  # /readyz: no attempt ended this long while work waits
 
 
 class PoolSettings(Section):
@@ -193,6 +194,7 @@ class RaySettings(Section):
 class LogSettings(Section):
     level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     format: Literal["text", "json"] = "text"
+    access: Literal["all", "changes", "off"] = "changes"  # api.access_log
 
 
 class MetricsSettings(Section):

@@ -125,7 +125,7 @@ async def authenticate(db: Database, key: str) -> Tenant | None:
     then confirmed with a constant-time compare.
     """
     digest = hash_key(key)
-    row = await db.fetchone(
+    row = await db.lookup(  # on every request: the loop's own thread (Database.lookup)
         "SELECT t.id, t.name, k.key_hash FROM api_keys k JOIN tenants t ON t.id = k.tenant_id "
         "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
         (digest,),

@@ -37,10 +37,11 @@ class ServerProcess:
         }
         self.proc: subprocess.Popen | None = None
         self.log = config.parent / f"server-{self.port}.log"
+        self.command = [sys.executable, "-m", "appliance.cli"]  # scripts/bench-api runs it under cProfile
 
     def start(self, timeout: float = 120) -> ServerProcess:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "appliance.cli", "--config", str(self.config), "serve", "--port", str(self.port)],
+            [*self.command, "--config", str(self.config), "serve", "--port", str(self.port)],
             cwd=ROOT,
             env=self.env,
             stdout=open(self.log, "ab"),

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -45,7 +46,7 @@ async def test_readyz_503_while_models_load_then_200(served_factory, tmp_path):
     assert response.status == 200
     body = await response.json()
     assert body["status"] == "ready"
-    assert [check["check"] for check in body["checks"]] == ["database", "pool", "dispatcher"]
+    assert [check["check"] for check in body["checks"]] == ["database", "pool", "dispatcher", "progress"]
     accepted = await served.upload_png(headers, receipt_text("Total EUR 5.00"))
     assert accepted.status == 202
     invoice = await served.wait_ready(headers, (await accepted.json())["invoice"]["id"])
@@ -90,6 +91,43 @@ async def test_readyz_names_an_unhealthy_pool_and_a_closed_database(served_facto
     body = await (await served.client.get("/readyz")).json()
     assert [item["check"] for item in body["failing"]] == ["database", "pool"]
     await served.db.open()  # the fixture closes it again
+
+
+class BusyOcrPool:
+    """The real pool behind an OCR stage that never frees a slot (a dead holder, say)."""
+
+    def __init__(self, pool) -> None:
+        self.pool, self.size = pool, pool.size
+
+    def healthy(self) -> bool:
+        return True
+
+    async def submit(self, ctx, data):
+        from pipeline.errors import OcrBusy
+
+        raise OcrBusy("OCR busy: 1 of 1 slots in use")
+
+
+async def test_readyz_names_a_stage_that_makes_no_progress(served_factory, tmp_path):
+    # issue 12, finding 2: every scan bounced "OCR busy" for minutes while /readyz said 200
+    settings = make_settings(tmp_path, {"queue": {"stall_seconds": 1, "backoff_seconds": 0.05}})
+    served = await served_factory(settings)
+    await served.start_pipeline()
+    real = served.dispatcher.pool
+    served.dispatcher.pool = BusyOcrPool(real)
+    headers = await served.tenant(credits=2)
+    accepted = await served.upload_png(headers, receipt_text("Total EUR 5.00"))
+    assert accepted.status == 202
+    assert (await served.client.get("/readyz")).status == 200  # bouncing, but not for long yet
+    await asyncio.sleep(1.5)
+    response = await served.client.get("/readyz")
+    body = await response.json()
+    assert response.status == 503 and [item["check"] for item in body["failing"]] == ["progress"]
+    assert body["failing"][0]["message"].startswith("OCR stage: no job got through for ")
+    served.dispatcher.pool = real  # the stage recovers: the job ends and readiness with it
+    invoice = await served.wait_ready(headers, (await accepted.json())["invoice"]["id"])
+    assert invoice["processingStatus"] == "completed"
+    assert (await served.client.get("/readyz")).status == 200
 
 
 async def test_probes_are_not_in_the_tenant_openapi_document(harness):

@@ -57,7 +57,7 @@ async def test_in_process_logs_carry_no_key(harness, caplog, production_loggers)
 
 @pytest.mark.slow
 def test_server_process_log_carries_no_key(tmp_path):
-    config = write_config(tmp_path, merged(FAKE_MODELS, {"log": {"level": "DEBUG"}}))
+    config = write_config(tmp_path, merged(FAKE_MODELS, {"log": {"level": "DEBUG", "access": "all"}}))
     made = cli(config, "tenant", "create", "--name", "logs", "--credits", "3", "--json")
     key = json.loads(made.stdout.strip().splitlines()[-1])["apiKey"]
     server = ServerProcess(config).start()

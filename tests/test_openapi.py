@@ -14,10 +14,10 @@ EXPECTED = {
     ("post", "/api/v1/invoices/upload/init"): ("prepareUpload", {"202", "401", "429"}),
     ("post", "/api/v1/invoices/upload/{invoiceId}/file"): (
         "attachFile",
-        {"202", "400", "401", "402", "404", "413", "503"},
+        {"202", "400", "401", "402", "404", "413", "422", "503"},
     ),
-    ("post", "/api/v1/invoices/upload"): ("uploadSingle", {"202", "400", "401", "402", "404", "413", "503"}),
-    ("get", "/api/v1/invoices/{id}"): ("getInvoice", {"200", "401", "404"}),
+    ("post", "/api/v1/invoices/upload"): ("uploadSingle", {"202", "400", "401", "402", "404", "413", "422", "503"}),
+    ("get", "/api/v1/invoices/{id}"): ("getInvoice", {"200", "304", "400", "401", "404"}),
 }
 
 
@@ -114,3 +114,15 @@ async def test_document_is_valid_openapi_3_with_typed_nullable_references(harnes
     for name, schema in (("data", "InvoiceData"), ("vendor", "VendorRef")):
         # generators read this as "InvoiceData or null"; anyOf with an untyped object lost the type
         assert invoice[name] == {"allOf": [{"$ref": f"#/components/schemas/{schema}"}], "nullable": True}
+
+
+async def test_the_poll_documents_etag_wait_and_the_retry_key(harness):
+    document = await (await harness.client.get("/api/docs/openapi.json")).json()
+    poll = document["paths"]["/api/v1/invoices/{id}"]["get"]
+    params = {p["name"]: p for p in poll["parameters"]}
+    assert params["wait"]["in"] == "query" and params["wait"]["schema"]["maximum"] == 60
+    assert params["If-None-Match"]["in"] == "header"
+    assert "ETag" in poll["responses"]["200"]["headers"] and "ETag" in poll["responses"]["304"]["headers"]
+    for path in ("/api/v1/invoices/upload", "/api/v1/invoices/upload/{invoiceId}/file"):
+        names = {p["name"]: p["in"] for p in document["paths"][path]["post"]["parameters"]}
+        assert names["Idempotency-Key"] == "header"

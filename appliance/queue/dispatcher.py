@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from pathlib import Path
 
@@ -57,6 +58,10 @@ class Dispatcher:
         self._wake = asyncio.Event()
         self._stopping = False
         self._tasks: set[asyncio.Task] = set()
+        # Progress (readiness): when an attempt last ended other than "OCR busy", and the busy
+        # bounces since. A stage that takes jobs but never finishes one shows here, not in pool health.
+        self._progress_at = time.monotonic()
+        self._bounces = 0
 
     def wake(self) -> None:
         """Called after an upload is accepted, so the job starts without waiting for the poll."""
@@ -81,6 +86,8 @@ class Dispatcher:
             leased = []
             if free > 0 and self.pool.healthy():
                 leased = await jobs.lease(self.db, self.owner, self.settings.queue.lease_seconds, free)
+            if leased and not self._tasks and not self._bounces:
+                self._progress_at = time.monotonic()  # idle until now: the clock starts with this work
             for job in leased:
                 task = asyncio.create_task(self._process(job))
                 self._tasks.add(task)
@@ -91,6 +98,26 @@ class Dispatcher:
                     await asyncio.wait_for(self._wake.wait(), self.settings.queue.poll_seconds)
                 except TimeoutError:
                     pass
+
+    def stalled(self) -> str:
+        """Why the pipeline makes no progress ("" when it does): work is in flight or bouncing
+        off a busy OCR stage, and no attempt has ended otherwise for ``queue.stall_seconds``.
+        Every attempt ends within ``limits.job_timeout_seconds`` (the pool's timeout), so a longer
+        silence is a stuck stage (issue 12: a dead worker's OCR slot stalled every scan while
+        /readyz said 200)."""
+        silent = time.monotonic() - self._progress_at
+        if not (self._tasks or self._bounces) or silent < self.settings.queue.stall_seconds:
+            return ""
+        if self._bounces:
+            return (
+                f"OCR stage: no job got through for {silent:.0f} s, {self._bounces} 'OCR busy' retries since "
+                "(queue.stall_seconds)"
+            )
+        return f"pool: {len(self._tasks)} job(s) in flight and none ended for {silent:.0f} s (queue.stall_seconds)"
+
+    def _progressed(self) -> None:
+        self._progress_at = time.monotonic()
+        self._bounces = 0
 
     def _done(self, task: asyncio.Task) -> None:
         self._tasks.discard(task)
@@ -129,15 +156,19 @@ class Dispatcher:
             result = await self.pool.submit(ctx, data)
         except OcrBusy as exc:
             self._observe("ocr_busy")
+            self._bounces += 1
             await self._retry(job, str(exc), busy=True)
             return
         except TemporaryError as exc:
+            self._progressed()
             await self._retry(job, str(exc), busy=False)
             return
         except Exception as exc:  # a bug or a crash in a stage: the invoice fails, the server lives
+            self._progressed()
             log.exception("job %s failed", job.id)
             await self._retry(job, f"extraction error: {type(exc).__name__}: {exc}", busy=False)
             return
+        self._progressed()
         await invoices.record_result(self.db, job.id, job.invoice_id, result)
         self._observe("job_result", result)
         log.info("job %s invoice %s: %s", job.id, job.invoice_id, result["processing_status"])
