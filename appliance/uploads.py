@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
-import threading
 import uuid
 import warnings
 from collections.abc import AsyncIterator
@@ -35,6 +34,7 @@ from aiohttp.http_exceptions import BadHttpMessage
 
 from appliance.errors import BadRequest, FileTooLarge, UnreadableUpload, UnsupportedFileType
 from appliance.settings import Settings
+from pipeline.pdfium_lock import PDFIUM_LOCK  # one per process, shared with the pipeline
 from pipeline.sniff import JPEG, PDF, PNG, SNIFF_BYTES, sniff
 
 MB = 1024 * 1024
@@ -53,8 +53,6 @@ FOREIGN_PREFIXES = {
     b"<": "HTML/XML",
     b"\x1f\x8b": "gzip",
 }
-# pdfium is not thread-safe (pypdfium2 docs): inspections in the server's threads take turns.
-PDFIUM_LOCK = threading.Lock()
 
 
 @dataclass

@@ -26,6 +26,7 @@ from typing import Any
 from lxml import etree
 
 from pipeline.money import is_zero, to_amount
+from pipeline.pdfium_lock import PDFIUM_LOCK
 from pipeline.schema import HEADER_FIELDS
 
 __all__ = ["EInvoice", "EInvoiceError", "read_einvoice", "parse_xml", "embedded_xml_files"]
@@ -125,17 +126,18 @@ def embedded_xml_files(data: bytes) -> list[tuple[str, bytes]]:
     """
     import pypdfium2 as pdfium  # lazy: callers that never see a PDF need not load pdfium
 
-    pdf = pdfium.PdfDocument(data)
-    try:
-        found = []
-        for index in range(pdf.count_attachments()):
-            attachment = pdf.get_attachment(index)
-            name = attachment.get_name() or ""
-            if name.lower().endswith(".xml"):
-                found.append((name, bytes(attachment.get_data())))
-        return found
-    finally:
-        pdf.close()
+    with PDFIUM_LOCK:  # pdfium is not thread-safe (pipeline.pdfium_lock)
+        pdf = pdfium.PdfDocument(data)
+        try:
+            found = []
+            for index in range(pdf.count_attachments()):
+                attachment = pdf.get_attachment(index)
+                name = attachment.get_name() or ""
+                if name.lower().endswith(".xml"):
+                    found.append((name, bytes(attachment.get_data())))
+            return found
+        finally:
+            pdf.close()
 
 
 def parse_xml(xml: bytes | str, name: str | None = None) -> EInvoice:

@@ -12,6 +12,7 @@ import io
 import unicodedata
 
 from pipeline.document import DocumentText, Line, Page, Word
+from pipeline.pdfium_lock import PDFIUM_LOCK
 
 MIN_TEXT_LAYER_CHARS = 20  # measurements.md: fewer characters than this is a scan
 
@@ -120,31 +121,38 @@ def pdf_text(
     """
     import pypdfium2 as pdfium
 
-    try:
-        pdf = pdfium.PdfDocument(data)
-    except pdfium.PdfiumError as exc:
-        raise UnreadableDocument(f"the PDF cannot be read: {exc}") from exc
+    with PDFIUM_LOCK:  # pdfium is not thread-safe (pipeline.pdfium_lock); OCR runs outside the lock
+        try:
+            pdf = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            raise UnreadableDocument(f"the PDF cannot be read: {exc}") from exc
+        count = len(pdf)
     doc = DocumentText()
     ocr_done = 0
     try:
-        for index in range(len(pdf)):
-            page = pdf[index]
-            try:
-                result = text_layer_page(page, index + 1) if use_text_layer else None
-                if result is None or sum(len(line.text) for line in result.lines) < MIN_TEXT_LAYER_CHARS:
-                    if ocr_done >= max_ocr_pages:
-                        doc.skipped_pages += 1
-                        continue
-                    engine = engine_factory()
-                    image = page.render(scale=dpi / 72).to_pil()
-                    result = ocr_page(image, index + 1, engine)
-                    doc.ocr_engine = engine.name
-                    ocr_done += 1
-                doc.pages.append(result)
-            finally:
-                page.close()
+        for index in range(count):
+            image = None
+            with PDFIUM_LOCK:
+                page = pdf[index]
+                try:
+                    result = text_layer_page(page, index + 1) if use_text_layer else None
+                    scanned = result is None or sum(len(line.text) for line in result.lines) < MIN_TEXT_LAYER_CHARS
+                    if scanned and ocr_done < max_ocr_pages:
+                        image = page.render(scale=dpi / 72).to_pil()
+                finally:
+                    page.close()
+            if scanned and image is None:
+                doc.skipped_pages += 1
+                continue
+            if image is not None:
+                engine = engine_factory()
+                result = ocr_page(image, index + 1, engine)
+                doc.ocr_engine = engine.name
+                ocr_done += 1
+            doc.pages.append(result)
     finally:
-        pdf.close()
+        with PDFIUM_LOCK:
+            pdf.close()
     return doc
 
 
