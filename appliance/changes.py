@@ -18,6 +18,13 @@ class InvoiceChanges:
 
     def __init__(self) -> None:
         self._waiting: dict[str, set[asyncio.Future]] = {}
+        self.closed = False
+
+    def close(self) -> None:
+        """Shutting down: wake every waiting poll, and let none wait from now on."""
+        self.closed = True
+        for invoice_id in list(self._waiting):
+            self.notify(invoice_id)
 
     def notify(self, invoice_id: str) -> None:
         """Wake every poll waiting on ``invoice_id`` (after the change has committed)."""
@@ -26,7 +33,10 @@ class InvoiceChanges:
                 future.set_result(None)
 
     async def wait(self, invoice_id: str, timeout: float) -> None:
-        """Return when ``invoice_id`` is notified, or after ``timeout`` seconds, whichever is first."""
+        """Return when ``invoice_id`` is notified, or after ``timeout`` seconds, whichever is
+        first; at once after ``close()``."""
+        if self.closed:
+            return
         future = asyncio.get_running_loop().create_future()
         self._waiting.setdefault(invoice_id, set()).add(future)
         try:

@@ -94,6 +94,7 @@ async def serve(
             reporter.cancel()
             log.info("shutting down")
             readiness.detach()  # /readyz 503 and uploads refused while jobs in flight finish
+            db.changes.close()  # long polls answer now rather than hold the shutdown up to 60 s
     finally:
         for web_runner in (runner, metrics_runner):
             if web_runner is not None:

@@ -115,3 +115,17 @@ async def test_a_key_revoked_by_another_process_fails_the_next_poll(harness):
         await other.close()
     refused = await harness.client.get(f"/api/v1/invoices/{invoice_id}", headers=headers)
     assert refused.status == 401
+
+
+async def test_shutdown_answers_waiting_polls_at_once(harness_factory, tmp_path, monkeypatch):
+    monkeypatch.setenv("FAKE_OCR_SECONDS", "5")
+    harness = await harness_factory(make_settings(tmp_path))
+    _, headers = await harness.tenant()
+    invoice_id = await upload(harness, headers)
+    held = asyncio.create_task(harness.client.get(f"/api/v1/invoices/{invoice_id}?wait=60", headers=headers))
+    await asyncio.sleep(0.3)
+    started = time.monotonic()
+    harness.db.changes.close()  # what appliance.server does when it stops
+    response = await asyncio.wait_for(held, 5)
+    assert response.status == 200 and (await response.json())["ready"] is False
+    assert time.monotonic() - started < 1

@@ -171,7 +171,11 @@ async def get_invoice(request: web.Request) -> web.Response:
     if wait:
         deadline = time.monotonic() + wait
         # hold while nothing the client lacks has happened: unchanged from its ETag, or not ready yet
-        while (poll.etag in known or (not known and not poll.ready)) and (left := deadline - time.monotonic()) > 0:
+        while (
+            (poll.etag in known or (not known and not poll.ready))
+            and (left := deadline - time.monotonic()) > 0
+            and not db.changes.closed
+        ):
             await db.changes.wait(poll_id(invoice_id), min(left, RECHECK_SECONDS))
             poll = await invoices.poll(db, invoice_id, tenant.id)
     if poll.etag in known or ETAG_ANY in known:

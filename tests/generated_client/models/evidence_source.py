@@ -1,0 +1,12 @@
+from enum import StrEnum
+
+
+class EvidenceSource(StrEnum):
+    EINVOICE = "einvoice"
+    HUMAN = "human"
+    LLM = "llm"
+    RULES = "rules"
+    TEMPLATE = "template"
+
+    def __str__(self) -> str:
+        return str(self.value)
