@@ -194,6 +194,28 @@ def idempotency_keys(db: Database) -> None:
     )
 
 
+@migrations(name="0006_users")
+def users(db: Database) -> None:
+    # appliance.users: people who review in the browser (webui/); API clients keep their keys
+    db.executescript(
+        """
+        CREATE TABLE users (
+            id TEXT PRIMARY KEY,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            password_hash TEXT NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('reviewer', 'admin')),
+            failed_logins INTEGER NOT NULL DEFAULT 0,
+            locked_until REAL,  -- unix seconds; after LOCKOUT_FAILURES failed logins in a row
+            session_epoch INTEGER NOT NULL DEFAULT 0,  -- bumped on disable/reset: open sessions end
+            disabled_at TEXT,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX users_tenant ON users(tenant_id);
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 

@@ -2,11 +2,14 @@
 appliance reads it, turned into examples (``training.examples``), with folds by group.
 
     python -m training.dataset --train-dir ../shared/datasets/train --out build/train/data.jsonl.gz
-        [--synth-dir DIR ...] [--only text_layer|ocr] [--cache build/train/cache] [--jobs 2]
+        [--synth-dir DIR ...] [--reviewed-dir DIR ...] [--only text_layer|ocr]
+        [--cache build/train/cache] [--jobs 2]
 
-``--synth-dir`` reads synthetic documents written by ``python -m training.synth --out DIR
-[--scans]`` (<stem>.pdf read from its text layer, <stem>.jpg OCR'd), so OCR can run on another
-host without the generator's dependencies; ``--only`` keeps one reading of every document.
+``--reviewed-dir`` reads what ``appliance training export`` wrote: invoices a person approved
+on the appliance, the customer's own documents. ``--synth-dir`` reads synthetic documents
+written by ``python -m training.synth --out DIR [--scans]`` (<stem>.pdf read from its text
+layer, <stem>.jpg OCR'd), so OCR can run on another host without the generator's
+dependencies; ``--only`` keeps one reading of every document.
 
 Fold 0 of 5 (by group: shop, e-invoice producer, synthetic document) is held out of adapter
 training; it chooses hyper-parameters and calibrates the arbiter's confidence
@@ -107,12 +110,32 @@ def synth_dir_tasks(folder: Path, cache: str | None) -> tuple[list[tuple], dict[
     return tasks, meta
 
 
+def reviewed_tasks(folder: Path, cache: str | None) -> tuple[list[tuple], dict[str, dict]]:
+    """Read tasks for invoices a person approved, as ``appliance training export`` writes them
+    (a manifest.json in the datasets' format; the group is the vendor). A PDF is read as the
+    appliance reads it (its text layer, OCR where a page has none); an image is OCR'd."""
+    tasks, meta = [], {}
+    for entry in json.loads((folder / "manifest.json").read_text()):
+        truth = json.loads((folder / entry["truth"]).read_text())
+        asked = [name for name in entry["labeled_fields"] if name != "line_items"]
+        is_pdf = entry["file"].endswith(".pdf")
+        mode = "text_layer" if is_pdf else "ocr"
+        key = f"reviewed:{folder.name}-{Path(entry['file']).stem}:{mode}"
+        tasks.append((key, str(folder / entry["file"]), is_pdf, is_pdf, entry.get("language", "en"), cache))
+        meta[key] = {"truth": truth, "asked": asked, "source": "reviewed", "mode": mode, "group": entry["group"]}
+    return tasks, meta
+
+
 def build(args) -> list[Example]:
     started = time.perf_counter()
     cache = str(args.cache) if args.cache else None
     tasks, meta = real_tasks(args.train_dir, cache) if args.train_dir else ([], {})
     for folder in args.synth_dir or ():
         more_tasks, more_meta = synth_dir_tasks(folder, cache)
+        tasks += more_tasks
+        meta.update(more_meta)
+    for folder in args.reviewed_dir or ():
+        more_tasks, more_meta = reviewed_tasks(folder, cache)
         tasks += more_tasks
         meta.update(more_meta)
     if args.only:
@@ -147,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--train-dir", type=Path, default=None)
     parser.add_argument("--synth-dir", type=Path, action="append", help="may be given more than once")
+    parser.add_argument(
+        "--reviewed-dir", type=Path, action="append", help="an `appliance training export` folder; may repeat"
+    )
     parser.add_argument("--only", choices=["text_layer", "ocr"], default=None)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--cache", type=Path, default=None)

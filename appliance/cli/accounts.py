@@ -150,4 +150,64 @@ def vendor_show(settings: Settings, vendor_id: str) -> None:
     click.echo(json.dumps(with_db(settings, lambda db: show_vendor(db, vendor_id)), indent=2, ensure_ascii=False))
 
 
-ACCOUNT_GROUPS = (tenant, key, credits, vendor)
+@click.group()
+def user() -> None:
+    """People who review invoices in the browser (/review); API clients use keys instead."""
+
+
+@user.command("add")
+@click.argument("tenant_id")
+@click.option("--email", required=True)
+@click.option("--role", type=click.Choice(["reviewer", "admin"]), default="reviewer", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help='last line is {"userId": ..., "password": ...}')
+@click.pass_obj
+def user_add(settings: Settings, tenant_id: str, email: str, role: str, as_json: bool) -> None:
+    """Create a user of TENANT_ID and print its password (shown only this once)."""
+    from appliance.users import add_user
+
+    created, password = with_db(settings, lambda db: add_user(db, tenant_id, email, role))
+    click.echo(f"user {created.email} ({created.role}) of tenant {created.tenant_id} created")
+    click.echo(f"password (shown once): {password}")
+    if as_json:
+        click.echo(json.dumps({"userId": created.id, "password": password}))
+
+
+@user.command("list")
+@click.option("--tenant", "tenant_id", default=None, help="only this tenant's users")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+def user_list(settings: Settings, tenant_id: str | None, as_json: bool) -> None:
+    """Users: e-mail, role, tenant, disabled or locked."""
+    from appliance.users import list_users
+
+    rows = with_db(settings, lambda db: list_users(db, tenant_id))
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        state = "disabled" if row["disabled"] else "locked" if row["locked"] else "active"
+        click.echo(f"{row['email']}  {row['role']}  tenant={row['tenantId']}  {state}")
+
+
+@user.command("disable")
+@click.argument("email")
+@click.pass_obj
+def user_disable(settings: Settings, email: str) -> None:
+    """Disable a user: no log-in, and open sessions end at their next request."""
+    from appliance.users import disable_user
+
+    with_db(settings, lambda db: disable_user(db, email))
+    click.echo(f"user {email} disabled")
+
+
+@user.command("reset-password")
+@click.argument("email")
+@click.pass_obj
+def user_reset_password(settings: Settings, email: str) -> None:
+    """Give a user a new password (shown once); clears a lock-out, ends open sessions."""
+    from appliance.users import reset_password
+
+    click.echo(f"password (shown once): {with_db(settings, lambda db: reset_password(db, email))}")
+
+
+ACCOUNT_GROUPS = (tenant, key, credits, vendor, user)

@@ -5,6 +5,7 @@ it, and an operator's second look at it. The work is in ``appliance.invoices``,
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
@@ -96,3 +97,31 @@ def _decision(name: str, decision: str) -> click.Command:
 
 for _command in (invoice_reprocess, invoice_correct, _decision("approve", "approved"), _decision("reject", "rejected")):
     invoice.add_command(_command)
+
+
+@click.group()
+def training() -> None:
+    """Training data from the invoices people reviewed (scripts/train-extractor --reviewed-dir)."""
+
+
+@training.command("export")
+@click.argument("out", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--tenant", "tenant_id", default=None, help="only this tenant's invoices (default: every tenant)")
+@click.option("--since", default=None, help="only invoices approved on or after this date (YYYY-MM-DD)")
+@click.pass_obj
+def training_export(settings, out: Path, tenant_id: str | None, since: str | None) -> None:
+    """Write the approved invoices (file, corrected data, text read) into OUT for retraining."""
+    from appliance.tenants import parse_uuid
+    from appliance.training_export import export_reviewed
+
+    if since is not None:
+        import datetime as dt
+
+        try:
+            since = dt.date.fromisoformat(since).isoformat()
+        except ValueError:
+            raise click.BadParameter(f"{since!r} is not a date (YYYY-MM-DD)", param_hint="--since") from None
+    tenant = parse_uuid(tenant_id) or tenant_id if tenant_id else None
+    count = with_db(settings, lambda db: export_reviewed(db, out, tenant, since))
+    click.echo(f"exported {count} approved invoice(s) to {out}")
+    click.echo(f"train with: scripts/train-extractor --reviewed-dir {out}")

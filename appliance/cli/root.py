@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from appliance.cli.accounts import ACCOUNT_GROUPS
-from appliance.cli.invoices import invoice
+from appliance.cli.invoices import invoice, training
 from appliance.cli.jobs import jobs
 from appliance.cli.service import SERVICE_COMMANDS
 from appliance.errors import ApplianceError
@@ -54,5 +54,5 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None) ->
     ctx.obj = settings
 
 
-for _command in (*SERVICE_COMMANDS, *ACCOUNT_GROUPS, invoice, jobs):
+for _command in (*SERVICE_COMMANDS, *ACCOUNT_GROUPS, invoice, jobs, training):
     main.add_command(_command)

@@ -1,0 +1,9 @@
+"""The review pages for people (issue 13), served under ``/review`` beside the API: log-in, the
+Needs Attention queue and one invoice with its page, its fields, their evidence boxes, and Save,
+Approve and Reject.
+
+Server-rendered (aiohttp-jinja2) with a few lines of plain JavaScript, no build step. A sub-app
+of its own: its session cookie and CSRF checks never touch ``/api/v1``, which stays API-key only
+(spec section 5). Corrections and decisions go through ``appliance.review``, the functions the CLI
+calls. May import ``appliance`` and ``pipeline``; must not import ``api``.
+"""
