@@ -112,3 +112,12 @@ async def test_lock_out_and_disable_end_access(harness):
         PREFIX + "/login", data={"csrf": token, "email": "other@example.com", "password": other}
     )
     assert right.status == 401 and "Too many failed log-ins" in await right.text()
+
+
+async def test_validation_errors_stand_beside_their_fields(harness):
+    from webui.app import _field_errors
+
+    assert _field_errors(["line items sum to 20.00, subtotal is 100.00", "something else"]) == {
+        "subtotal": ["line items sum to 20.00, subtotal is 100.00"],
+        "line_items": ["line items sum to 20.00, subtotal is 100.00"],
+    }

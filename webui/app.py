@@ -162,10 +162,23 @@ async def invoice_page(request: web.Request, errors: list[str] | None = None, st
         "line_fields": LINE_FIELDS,
         "evidence": body.get("evidence") or {},
         "pages": views,
+        "field_errors": _field_errors(body["validationErrors"]),
         "errors": errors or [],
         "editable": body["ready"],
     }
     return aiohttp_jinja2.render_template("invoice.html", request, context, status=status)
+
+
+def _field_errors(messages: list[str]) -> dict[str, list[str]]:
+    """The validation errors that name a field (``subtotal``, ``line items``...), by field, so
+    that the page shows each beside the field it is about (pipeline.validate words them so)."""
+    by_field: dict[str, list[str]] = {}
+    for name in (*HEADER_FIELDS, "line_items"):
+        words = name.replace("_", " ")
+        found = [m for m in messages if words in m.lower()]
+        if found:
+            by_field[name] = found
+    return by_field
 
 
 async def invoice_save(request: web.Request) -> web.Response:
