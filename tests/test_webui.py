@@ -79,11 +79,13 @@ async def test_another_tenants_invoice_is_404_and_a_form_without_csrf_is_403(har
     theirs = await ready_invoice(harness, headers_b)
     client, _ = await logged_in(harness, tenant_a)
     try:
-        assert (await client.get(f"{PREFIX}/invoices/{theirs}")).status == 404
+        missing = await client.get(f"{PREFIX}/invoices/{theirs}")
+        assert missing.status == 404 and missing.content_type == "text/html"  # a page for people, not JSON
+        assert "Invoice not found" in await missing.text()
         assert (await client.get(f"{PREFIX}/invoices/{theirs}/pages/1")).status == 404
         assert theirs not in await (await client.get(PREFIX + "/")).text()
         forged = await client.post(f"{PREFIX}/invoices/{theirs}", data={"f.total_amount": "1", "action": "approve"})
-        assert forged.status == 403
+        assert forged.status == 403 and "security token is missing" in await forged.text()
         no_token = await client.post(PREFIX + "/logout", data={})
         assert no_token.status == 403
     finally:

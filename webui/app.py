@@ -30,7 +30,7 @@ STATUS_FILTERS = ("attention", "all", *(s.value for s in ProcessingStatus))
 
 def make_review_app(db: Database, settings: Settings) -> web.Application:
     """The sub-app to mount at ``PREFIX`` (``app.add_subapp``); its key is ``<data_dir>/session.key``."""
-    app = web.Application(middlewares=[session_middleware(storage(settings.data_dir / "session.key"))])
+    app = web.Application(middlewares=[session_middleware(storage(settings.data_dir / "session.key")), html_errors])
     app[DB], app[SETTINGS] = db, settings
     aiohttp_jinja2.setup(
         app,
@@ -50,6 +50,23 @@ def make_review_app(db: Database, settings: Settings) -> web.Application:
         ]
     )
     return app
+
+
+@web.middleware
+async def html_errors(request: web.Request, handler):
+    """Errors as a page for people (the API's error middleware answers JSON): 400, 403, 404."""
+    try:
+        return await handler(request)
+    except ApplianceError as exc:
+        status, message = exc.status, exc.message
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        status, message = exc.status, exc.text or exc.reason
+    from http import HTTPStatus
+
+    context = {"status": status, "reason": HTTPStatus(status).phrase, "message": message, "user": None}
+    return aiohttp_jinja2.render_template("error.html", request, context, status=status)
 
 
 async def _context(request: web.Request) -> dict:
