@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import aiosqlite
@@ -30,6 +30,11 @@ BUSY_TIMEOUT_MS = 10_000
 def utcnow() -> str:
     """Now as an ISO 8601 UTC timestamp with milliseconds and a ``Z`` (spec: date-time)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def utc_ago(seconds: float) -> str:
+    """``seconds`` before now, as ``utcnow`` writes it: a cut-off to compare stored timestamps with."""
+    return (datetime.now(UTC) - timedelta(seconds=seconds)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class Database:

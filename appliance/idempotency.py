@@ -20,10 +20,9 @@ import json
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from appliance.db import Database, fetchone, utcnow
+from appliance.db import Database, fetchone, utc_ago, utcnow
 from appliance.errors import BadRequest, IdempotencyKeyReused
 
 HEADER = "Idempotency-Key"
@@ -61,17 +60,11 @@ def fingerprint(path: str, sha256: str, filename: str | None, vendor_id: str | N
     return hashlib.sha256(json.dumps([path, sha256, filename, vendor_id]).encode()).hexdigest()
 
 
-def _cutoff() -> str:
-    return (
-        (datetime.now(UTC) - timedelta(seconds=TTL_SECONDS)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    )
-
-
 async def find(db: Database, tenant_id: str, key: str) -> sqlite3.Row | None:
     """The tenant's live record of ``key`` (``fingerprint``, ``response_json``), or None."""
     return await db.lookup(
         "SELECT fingerprint, response_json FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND created_at >= ?",
-        (tenant_id, key, _cutoff()),
+        (tenant_id, key, utc_ago(TTL_SECONDS)),
     )
 
 
@@ -90,7 +83,7 @@ async def record(conn, tenant_id: str, claim: Claim, invoice_id: str, response: 
     """Record ``claim`` with its 202 ``response`` inside the caller's transaction; drops expired
     records first. Raises KeyTaken when a live record of the key exists (the caller's
     transaction must then roll back)."""
-    await conn.execute("DELETE FROM idempotency_keys WHERE created_at < ?", (_cutoff(),))
+    await conn.execute("DELETE FROM idempotency_keys WHERE created_at < ?", (utc_ago(TTL_SECONDS),))
     if await fetchone(conn, "SELECT 1 FROM idempotency_keys WHERE tenant_id = ? AND key = ?", (tenant_id, claim.key)):
         raise KeyTaken(claim.key)
     await conn.execute(

@@ -14,11 +14,10 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from appliance import idempotency, ledger, review, vendors
-from appliance.db import Database, fetchone, utcnow
+from appliance.db import Database, fetchone, utc_ago, utcnow
 from appliance.errors import AlreadyAttached, InsufficientCredits, NotFound, QueueUnavailable, TooManySlots
 from appliance.queue import jobs
 from appliance.settings import Settings
@@ -41,10 +40,9 @@ async def create_slot(db: Database, tenant_id: str, ttl_seconds: int = 0, cap: i
     now = utcnow()
     async with db.transaction() as conn:
         if ttl_seconds:
-            cutoff = (datetime.now(UTC) - timedelta(seconds=ttl_seconds)).isoformat(timespec="milliseconds")
             await conn.execute(
                 f"DELETE FROM invoices WHERE tenant_id = ? AND {OPEN_SLOT} AND created_at < ?",
-                (tenant_id, cutoff.replace("+00:00", "Z")),
+                (tenant_id, utc_ago(ttl_seconds)),
             )
         if cap:
             row = await fetchone(
@@ -227,12 +225,7 @@ async def get_invoice(db: Database, invoice_id: str, tenant_id: str | None, *, o
     (DESIGN.md decisions). Raises NotFound for another tenant's, malformed or unknown ids.
     """
     row = await _invoice_row(db, invoice_id, tenant_id)
-    ready = row["processing_status"] in READY_STATES
-    body = _head(row, ready) | {
-        "data": json.loads(row["data_json"]) if row["data_json"] else None,
-        "validationErrors": json.loads(row["validation_errors_json"] or "[]"),
-        "evidence": json.loads(row["evidence_json"]) if row["evidence_json"] and ready else {},
-    }
+    body = _decoded(row)
     if operator:
         body.update(
             tenantId=row["tenant_id"],
@@ -265,7 +258,8 @@ async def poll(db: Database, invoice_id: str, tenant_id: str) -> Poll:
     ready = row["processing_status"] in READY_STATES
     corrections = await review.corrections_of(db, row["id"])
     if corrections:
-        body = await get_invoice(db, invoice_id, tenant_id)
+        body = _decoded(row)
+        await review.overlay(db, body, rows=corrections)
         encoded = json.dumps(body).encode()
     else:
         head = json.dumps(_head(row, ready))
@@ -288,6 +282,16 @@ async def _invoice_row(db: Database, invoice_id: str, tenant_id: str | None):
     if row is None or (tenant_id is not None and row["tenant_id"] != tenant_id):
         raise NotFound("Invoice not found")
     return row
+
+
+def _decoded(row) -> dict[str, Any]:
+    """The response of spec 2.8 from the row, stored JSON decoded, before corrections."""
+    ready = row["processing_status"] in READY_STATES
+    return _head(row, ready) | {
+        "data": json.loads(row["data_json"]) if row["data_json"] else None,
+        "validationErrors": json.loads(row["validation_errors_json"] or "[]"),
+        "evidence": json.loads(row["evidence_json"]) if row["evidence_json"] and ready else {},
+    }
 
 
 def _head(row, ready: bool) -> dict[str, Any]:

@@ -106,6 +106,12 @@ def text_layer_page(page, number: int) -> Page:
     return Page(number, width, height, tuple(group_lines(words)), "text_layer")
 
 
+def is_scan(page: Page | None) -> bool:
+    """Whether a page's text layer (``text_layer_page``) is too thin to read from, so that the
+    page is OCR'd instead: fewer than MIN_TEXT_LAYER_CHARS characters, or none at all."""
+    return page is None or sum(len(line.text) for line in page.lines) < MIN_TEXT_LAYER_CHARS
+
+
 def ocr_page(image, number: int, engine) -> Page:
     """OCR one PIL image with ``engine`` (models.ocr.OcrEngine) into a Page (pixel boxes)."""
     segments = [(line.text, line.bbox, line.confidence) for line in engine.recognize(image)]
@@ -136,7 +142,7 @@ def pdf_text(
                 page = pdf[index]
                 try:
                     result = text_layer_page(page, index + 1) if use_text_layer else None
-                    scanned = result is None or sum(len(line.text) for line in result.lines) < MIN_TEXT_LAYER_CHARS
+                    scanned = is_scan(result)
                     if scanned and ocr_done < max_ocr_pages:
                         image = page.render(scale=dpi / 72).to_pil()
                 finally:

@@ -70,5 +70,9 @@ def test_the_lock_is_one_per_process_and_reentrant():
     import pipeline.text
 
     assert pipeline.text.PDFIUM_LOCK is pipeline.einvoice.PDFIUM_LOCK is appliance.uploads.PDFIUM_LOCK
-    with PDFIUM_LOCK, PDFIUM_LOCK:
-        assert threading.current_thread() is threading.main_thread() or True
+    taken_elsewhere = []
+    with PDFIUM_LOCK, PDFIUM_LOCK:  # re-entrant: a second acquire in this thread does not block
+        other = threading.Thread(target=lambda: taken_elsewhere.append(PDFIUM_LOCK.acquire(blocking=False)))
+        other.start()
+        other.join()
+    assert taken_elsewhere == [False]  # while held, another thread waits

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.pdfium_lock import PDFIUM_LOCK
-from pipeline.text import MIN_TEXT_LAYER_CHARS, text_layer_page
+from pipeline.text import is_scan, text_layer_page
 
 VIEW_DPI = 110  # readable at a laptop's width, a few hundred KB per page
 
@@ -46,8 +46,7 @@ def pages(path: Path, media_type: str, ocr_dpi: int) -> list[PageView]:
                 page = pdf[index]
                 try:
                     width, height = page.get_size()
-                    layer = text_layer_page(page, index + 1)
-                    if sum(len(line.text) for line in layer.lines) < MIN_TEXT_LAYER_CHARS:
+                    if is_scan(text_layer_page(page, index + 1)):
                         width, height = width * ocr_dpi / 72, height * ocr_dpi / 72  # OCR'd: pixels
                     views.append(PageView(index + 1, width, height))
                 finally:
