@@ -96,8 +96,29 @@ def log_in(browser, server: ServerProcess, email: str, password: str) -> None:
     browser.get(server.url + "/review/login")
     browser.find_element(By.ID, "email").send_keys(email)
     browser.find_element(By.ID, "password").send_keys(password)
-    browser.find_element(By.ID, "login").click()
+    click_and_wait_for_next_page(browser, browser.find_element(By.ID, "login"))
     browser.find_element(By.ID, "queue")  # the queue page
+
+
+def wait_for_next_page(browser, old_page, seconds: float = 10) -> None:
+    """Wait until ``old_page`` (the ``<html>`` element before a submit) is gone and the next page has
+    loaded: an element read in between would belong to the old page and go stale under us (it
+    did in CI: "stale element reference" on the trail right after Approve)."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, seconds)
+    wait.until(expected_conditions.staleness_of(old_page))
+    wait.until(lambda b: b.execute_script("return document.readyState") == "complete")
+
+
+def click_and_wait_for_next_page(browser, element) -> None:
+    """Click a submit ``element`` and wait for the page it posts to (see wait_for_next_page)."""
+    from selenium.webdriver.common.by import By
+
+    old_page = browser.find_element(By.TAG_NAME, "html")
+    element.click()
+    wait_for_next_page(browser, old_page)
 
 
 def test_review_correct_and_approve_in_the_browser(browser, appliance):
@@ -112,11 +133,11 @@ def test_review_correct_and_approve_in_the_browser(browser, appliance):
     shots = os.environ.get("REVIEW_SCREENSHOTS")
     if shots:
         browser.save_screenshot(str(Path(shots) / "review-queue.png"))
-    browser.find_element(By.CSS_SELECTOR, f'a[href="/review/invoices/{invoice_id}"]').click()
-    wait = WebDriverWait(browser, 10)
-    wait.until(
-        lambda b: b.current_url.endswith(invoice_id) and b.execute_script("return document.readyState") == "complete"
+    click_and_wait_for_next_page(
+        browser, browser.find_element(By.CSS_SELECTOR, f'a[href="/review/invoices/{invoice_id}"]')
     )
+    assert browser.current_url.endswith(invoice_id)
+    wait = WebDriverWait(browser, 10)
     total = browser.find_element(By.ID, "f.total_amount")
     total.click()  # its evidence box is drawn on the page
     box = wait.until(expected_conditions.visibility_of_element_located((By.CSS_SELECTOR, ".page .box")))
@@ -128,7 +149,7 @@ def test_review_correct_and_approve_in_the_browser(browser, appliance):
     line = browser.find_element(By.ID, "l.1.description")
     line.clear()
     line.send_keys("Claw hammer")
-    browser.find_element(By.ID, "approve").click()
+    click_and_wait_for_next_page(browser, browser.find_element(By.ID, "approve"))
     wait.until(lambda b: "approved" in b.find_element(By.ID, "trail").text)
     trail = browser.find_element(By.ID, "trail").text
     assert "total_amount" in trail and "approved" in trail
@@ -151,10 +172,12 @@ def test_another_tenants_invoice_and_a_form_without_its_token(browser, appliance
     assert '"statusCode": 404' in browser.page_source or "Invoice not found" in browser.page_source
     # a page of another site posting to ours carries no token (and SameSite=Strict keeps the cookie home)
     browser.get(server.url + "/review/")
+    old_page = browser.find_element(By.TAG_NAME, "html")
     browser.execute_script(
         "const f = document.createElement('form'); f.method = 'post'; f.action = '/review/logout';"
         "document.body.appendChild(f); f.submit();"
     )
+    wait_for_next_page(browser, old_page)
     assert "security token is missing" in browser.find_element(By.TAG_NAME, "body").text
     status, invoice = server.request("GET", f"/api/v1/invoices/{theirs}", key_b)
     assert invoice["status"] != "approved"
