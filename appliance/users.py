@@ -30,9 +30,17 @@ LOCKOUT_SECONDS = 15 * 60
 _HASHER = PasswordHasher()
 
 
+LOGIN_FAILED_MESSAGE = (
+    f"Wrong e-mail or password. After {LOCKOUT_FAILURES} failures in a row an account is locked for "
+    f"{LOCKOUT_SECONDS // 60} minutes; an administrator can unlock it with `appliance user reset-password`."
+)
+
+
 class LoginFailed(ApplianceError):
-    """Wrong e-mail or password, a disabled or a locked account: one message for all (no hint to
-    a guesser which it was, except the lock-out's own wait)."""
+    """Wrong e-mail or password, a disabled or a locked account: one message for all, and the same
+    work (one Argon2 verification) for all, so that neither the answer nor its time tells a guesser
+    whether an e-mail has an account (OWASP Authentication Cheat Sheet, "Authentication and Error
+    Messages")."""
 
     status = 401
     exit_code = 77
@@ -141,19 +149,20 @@ async def reset_password(db: Database, email: str) -> str:
 
 
 async def log_in(db: Database, email: str, password: str) -> User:
-    """The user whose e-mail and password these are. Raises LoginFailed for an unknown e-mail, a
-    wrong password, a disabled account, or one locked after LOCKOUT_FAILURES failures in a row
-    (for LOCKOUT_SECONDS; the attempt is not even checked then)."""
+    """The user whose e-mail and password these are. Raises LoginFailed (LOGIN_FAILED_MESSAGE) for
+    an unknown e-mail, a wrong password, a disabled account, or one locked after LOCKOUT_FAILURES
+    failures in a row (for LOCKOUT_SECONDS; even the right password is refused then, and failures
+    while locked do not extend the lock)."""
     row = await db.fetchone("SELECT * FROM users WHERE email = ?", (email.strip(),))
     now = time.time()
-    if row is not None and row["locked_until"] and row["locked_until"] > now:
-        minutes = int((row["locked_until"] - now) // 60) + 1
-        raise LoginFailed(f"Too many failed log-ins: try again in {minutes} minutes, or ask an administrator")
     digest = row["password_hash"] if row is not None else _DUMMY_HASH  # same work for unknown e-mails
     try:
         ok = await asyncio.to_thread(_HASHER.verify, digest, password)
     except (VerificationError, InvalidHashError):
         ok = False
+    locked = row is not None and bool(row["locked_until"]) and row["locked_until"] > now
+    if locked:
+        raise LoginFailed(LOGIN_FAILED_MESSAGE)
     if row is None or not ok or row["disabled_at"] is not None:
         if row is not None and not ok:
             async with db.transaction() as conn:
@@ -163,7 +172,7 @@ async def log_in(db: Database, email: str, password: str) -> User:
                     "UPDATE users SET failed_logins = ?, locked_until = ? WHERE id = ?",
                     (0 if locked else failures, locked, row["id"]),
                 )
-        raise LoginFailed("Wrong e-mail or password")
+        raise LoginFailed(LOGIN_FAILED_MESSAGE)
     if row["failed_logins"]:
         async with db.transaction() as conn:
             await conn.execute("UPDATE users SET failed_logins = 0 WHERE id = ?", (row["id"],))

@@ -113,7 +113,14 @@ async def test_lock_out_and_disable_end_access(harness):
     right = await harness.client.post(
         PREFIX + "/login", data={"csrf": token, "email": "other@example.com", "password": other}
     )
-    assert right.status == 401 and "Too many failed log-ins" in await right.text()
+    assert right.status == 401  # locked: even the right password is refused
+    unknown = await harness.client.post(
+        PREFIX + "/login", data={"csrf": token, "email": "nobody@example.com", "password": "wrong"}
+    )
+    # ... with the very page an unknown e-mail gets, so a guesser cannot tell that the account exists
+    page = (await right.text()).replace("other@example.com", "nobody@example.com")  # the form keeps the e-mail typed
+    assert unknown.status == 401 and await unknown.text() == page
+    assert "locked for 15 minutes" in await right.text()
 
 
 async def test_validation_errors_stand_beside_their_fields(harness):
