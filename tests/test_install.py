@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("api", "appliance", "models", "pipeline", "webui")  # pyproject.toml [tool.setuptools.packages.find]
 INSTALL = ROOT / "scripts" / "install"
 
 
@@ -79,15 +80,16 @@ def test_real_install_needs_root(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_wheel_carries_every_package_and_the_confidence_table(tmp_path):
-    """scripts/install installs the checkout as a wheel (non-editable): every subpackage and
-    the calibrated confidence table must be in it, and nothing of tests/."""
+def test_the_wheel_carries_every_package_and_its_data(tmp_path):
+    """scripts/install installs the checkout as a wheel (non-editable): every subpackage, the
+    calibrated tables, the review pages' templates and our adapter must be in it, and nothing of
+    tests/."""
     import shutil
     import sys
     import zipfile
 
     source = tmp_path / "src"  # a clean copy: setuptools reuses a stale build/ of the checkout
-    for name in ("api", "appliance", "models", "pipeline", "tests"):
+    for name in (*PACKAGES, "tests"):
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
@@ -100,12 +102,13 @@ def test_the_wheel_carries_every_package_and_the_confidence_table(tmp_path):
     (wheel,) = tmp_path.glob("invoice_appliance-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     packages = {
-        str(p.parent.relative_to(ROOT))
-        for p in ROOT.glob("*/**/__init__.py")
-        if p.parts[len(ROOT.parts)] in ("api", "appliance", "models", "pipeline")
+        str(p.parent.relative_to(ROOT)) for p in ROOT.glob("*/**/__init__.py") if p.parts[len(ROOT.parts)] in PACKAGES
     }
     for package in packages:
         assert f"{package}/__init__.py" in names, package
     assert "pipeline/confidence_table.json" in names
     assert "pipeline/arbiter_table.json" in names
+    templates = {f"webui/templates/{p.name}" for p in (ROOT / "webui" / "templates").glob("*.html")}
+    assert templates and templates <= names, templates - names
+    assert "models/adapters/gemma3-270m-invoice-lora.gguf" in names
     assert not any(name.startswith("tests/") for name in names)
