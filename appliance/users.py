@@ -160,9 +160,8 @@ async def log_in(db: Database, email: str, password: str) -> User:
         ok = await asyncio.to_thread(_HASHER.verify, digest, password)
     except (VerificationError, InvalidHashError):
         ok = False
-    locked = row is not None and bool(row["locked_until"]) and row["locked_until"] > now
-    if locked:
-        raise LoginFailed(LOGIN_FAILED_MESSAGE)
+    if row is not None and row["locked_until"] and row["locked_until"] > now:
+        raise LoginFailed(LOGIN_FAILED_MESSAGE)  # only after the verification, so it costs the same
     if row is None or not ok or row["disabled_at"] is not None:
         if row is not None and not ok:
             async with db.transaction() as conn:

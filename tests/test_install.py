@@ -6,12 +6,18 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("api", "appliance", "models", "pipeline", "webui")  # pyproject.toml [tool.setuptools.packages.find]
+PACKAGES = [  # the top-level packages pyproject.toml ships: ["api", "appliance", ...]
+    pattern.rstrip("*")
+    for pattern in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"][
+        "include"
+    ]
+]
 INSTALL = ROOT / "scripts" / "install"
 
 
@@ -88,6 +94,8 @@ def test_the_wheel_carries_every_package_and_its_data(tmp_path):
     import sys
     import zipfile
 
+    from models.registry import BUNDLED_ADAPTER
+
     source = tmp_path / "src"  # a clean copy: setuptools reuses a stale build/ of the checkout
     for name in (*PACKAGES, "tests"):
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -110,5 +118,5 @@ def test_the_wheel_carries_every_package_and_its_data(tmp_path):
     assert "pipeline/arbiter_table.json" in names
     templates = {f"webui/templates/{p.name}" for p in (ROOT / "webui" / "templates").glob("*.html")}
     assert templates and templates <= names, templates - names
-    assert "models/adapters/gemma3-270m-invoice-lora.gguf" in names
+    assert Path(BUNDLED_ADAPTER).relative_to(ROOT).as_posix() in names
     assert not any(name.startswith("tests/") for name in names)
