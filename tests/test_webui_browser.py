@@ -100,25 +100,34 @@ def log_in(browser, server: ServerProcess, email: str, password: str) -> None:
     browser.find_element(By.ID, "queue")  # the queue page
 
 
-def wait_for_next_page(browser, old_page, seconds: float = 10) -> None:
-    """Wait until ``old_page`` (the ``<html>`` element before a submit) is gone and the next page has
-    loaded: an element read in between would belong to the old page and go stale under us (it
-    did in CI: "stale element reference" on the trail right after Approve)."""
-    from selenium.webdriver.support import expected_conditions
+# A global of the page before a submit: the next page's window has none. Element handles of the old
+# page cannot say this reliably: while Chromium swaps documents, a check on one can raise "stale
+# element reference" (CI, stop 22) or "Node with given id does not belong to the document" (an
+# "unknown error", CI, stop 23), depending on the moment.
+OLD_PAGE_MARK = "window.reviewTestOldPage = true;"
+
+
+def wait_for_next_page(browser, seconds: float = 30) -> None:
+    """Wait until the page marked with ``OLD_PAGE_MARK`` has gone and the next one has loaded.
+
+    Any WebDriver error while the documents swap means "not yet"; a page that never comes raises
+    TimeoutException after ``seconds``."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    wait = WebDriverWait(browser, seconds)
-    wait.until(expected_conditions.staleness_of(old_page))
-    wait.until(lambda b: b.execute_script("return document.readyState") == "complete")
+    WebDriverWait(browser, seconds, ignored_exceptions=(WebDriverException,)).until(
+        lambda b: b.execute_script(
+            "return window.reviewTestOldPage === undefined && document.readyState === 'complete'"
+        ),
+        message="the next page did not load",
+    )
 
 
 def click_and_wait_for_next_page(browser, element) -> None:
     """Click a submit ``element`` and wait for the page it posts to (see wait_for_next_page)."""
-    from selenium.webdriver.common.by import By
-
-    old_page = browser.find_element(By.TAG_NAME, "html")
+    browser.execute_script(OLD_PAGE_MARK)
     element.click()
-    wait_for_next_page(browser, old_page)
+    wait_for_next_page(browser)
 
 
 def test_review_correct_and_approve_in_the_browser(browser, appliance):
@@ -172,12 +181,11 @@ def test_another_tenants_invoice_and_a_form_without_its_token(browser, appliance
     assert '"statusCode": 404' in browser.page_source or "Invoice not found" in browser.page_source
     # a page of another site posting to ours carries no token (and SameSite=Strict keeps the cookie home)
     browser.get(server.url + "/review/")
-    old_page = browser.find_element(By.TAG_NAME, "html")
     browser.execute_script(
-        "const f = document.createElement('form'); f.method = 'post'; f.action = '/review/logout';"
+        OLD_PAGE_MARK + "const f = document.createElement('form'); f.method = 'post'; f.action = '/review/logout';"
         "document.body.appendChild(f); f.submit();"
     )
-    wait_for_next_page(browser, old_page)
+    wait_for_next_page(browser)
     assert "security token is missing" in browser.find_element(By.TAG_NAME, "body").text
     status, invoice = server.request("GET", f"/api/v1/invoices/{theirs}", key_b)
     assert invoice["status"] != "approved"
