@@ -29,7 +29,7 @@ BUSY_TIMEOUT_MS = 10_000
 
 def utcnow() -> str:
     """Now as an ISO 8601 UTC timestamp with milliseconds and a ``Z`` (spec: date-time)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return utc_ago(0)
 
 
 def utc_ago(seconds: float) -> str:

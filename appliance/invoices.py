@@ -199,11 +199,6 @@ async def _queue_full(conn, settings: Settings, tenant_id: str, queue_ready: Cal
     return ""
 
 
-async def invoice_summary(db: Database, invoice_id: str) -> dict[str, Any]:
-    """The invoice summary of spec 2.6."""
-    return summary_of(await db.fetchone("SELECT * FROM invoices WHERE id = ?", (invoice_id,)))
-
-
 def summary_of(row) -> dict[str, Any]:
     """The invoice summary of spec 2.6 from an ``invoices`` row."""
     return {

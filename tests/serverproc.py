@@ -85,6 +85,20 @@ class ServerProcess:
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read())
 
+    def upload_ready(self, key: str, data: bytes, filename: str, content_type: str, timeout: float = 300) -> str:
+        """Upload ``data`` in one step with ``key``, then long-poll (``?wait=``) until the invoice
+        is ready; returns its id. AssertionError when the upload is refused or the invoice is not
+        ready within ``timeout`` seconds."""
+        body, multipart_type = multipart(data, filename, content_type)
+        status, accepted = self.request("POST", "/api/v1/invoices/upload", key, body, multipart_type)
+        assert status == 202, accepted
+        invoice_id = accepted["invoice"]["id"]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.request("GET", f"/api/v1/invoices/{invoice_id}?wait=5", key)[1]["ready"]:
+                return invoice_id
+        raise AssertionError(f"invoice {invoice_id} not ready after {timeout} s")
+
 
 def multipart(data: bytes, filename: str, content_type: str) -> tuple[bytes, str]:
     """A multipart/form-data body with one ``file`` field; returns (body, content type header)."""

@@ -9,6 +9,7 @@ import re
 
 from appliance.users import LOCKOUT_FAILURES, add_user, disable_user
 from tests.docs import png_with_text, receipt_text
+from webui.app import _field_errors
 
 PREFIX = "/review"
 
@@ -123,9 +124,7 @@ async def test_lock_out_and_disable_end_access(harness):
     assert "locked for 15 minutes" in await right.text()
 
 
-async def test_validation_errors_stand_beside_their_fields(harness):
-    from webui.app import _field_errors
-
+def test_validation_errors_stand_beside_their_fields():
     assert _field_errors(["line items sum to 20.00, subtotal is 100.00", "something else"]) == {
         "subtotal": ["line items sum to 20.00, subtotal is 100.00"],
         "line_items": ["line items sum to 20.00, subtotal is 100.00"],

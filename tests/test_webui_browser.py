@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import FAKE_MODELS, merged, write_config
 from tests.docs import INVOICE_LINES, text_pdf
-from tests.serverproc import ServerProcess, cli, multipart
+from tests.serverproc import ServerProcess, cli
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 pytestmark = [
@@ -79,15 +79,7 @@ def tenant_with_reviewer(config: Path, name: str) -> tuple[str, str, str, str]:
 
 
 def ready_invoice(server: ServerProcess, key: str) -> str:
-    body, content_type = multipart(text_pdf(INVOICE_LINES), "acme.pdf", "application/pdf")
-    status, accepted = server.request("POST", "/api/v1/invoices/upload", key, body, content_type)
-    assert status == 202, accepted
-    invoice_id = accepted["invoice"]["id"]
-    for _ in range(300):
-        status, invoice = server.request("GET", f"/api/v1/invoices/{invoice_id}?wait=5", key)
-        if invoice["ready"]:
-            return invoice_id
-    raise AssertionError(f"invoice {invoice_id} not ready")
+    return server.upload_ready(key, text_pdf(INVOICE_LINES), "acme.pdf", "application/pdf")
 
 
 def log_in(browser, server: ServerProcess, email: str, password: str) -> None:

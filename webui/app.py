@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from http import HTTPStatus
 from pathlib import Path
 
 import aiohttp_jinja2
@@ -18,7 +20,7 @@ from appliance.settings import Settings
 from appliance.users import LoginFailed, User, log_in
 from pipeline.schema import HEADER_FIELDS, LINE_FIELDS, ProcessingStatus
 from webui import page_images
-from webui.session import check_csrf, csrf_token, current_user, log_in_session, storage
+from webui.session import check_csrf, csrf_token, current_user, log_in_session, log_out_session, storage
 
 PREFIX = "/review"
 DB = web.AppKey("review_db", Database)
@@ -63,8 +65,6 @@ async def html_errors(request: web.Request, handler):
         if exc.status < 400:
             raise
         status, message = exc.status, exc.text or exc.reason
-    from http import HTTPStatus
-
     context = {"status": status, "reason": HTTPStatus(status).phrase, "message": message, "user": None}
     return aiohttp_jinja2.render_template("error.html", request, context, status=status)
 
@@ -100,9 +100,7 @@ async def login_submit(request: web.Request) -> web.Response:
 
 async def logout(request: web.Request) -> web.Response:
     await check_csrf(request, await request.post())
-    from aiohttp_session import get_session
-
-    (await get_session(request)).invalidate()
+    await log_out_session(request)
     raise web.HTTPFound(f"{PREFIX}/login")
 
 
@@ -151,8 +149,6 @@ async def queue_page(request: web.Request) -> web.Response:
 
 
 def _reason(row) -> str:
-    import json
-
     errors = json.loads(row["validation_errors_json"] or "[]")
     return row["processing_error"] or "; ".join(errors)
 

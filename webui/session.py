@@ -67,6 +67,11 @@ async def log_in_session(request: web.Request, user: User) -> None:
     session["csrf"] = secrets.token_urlsafe(32)
 
 
+async def log_out_session(request: web.Request) -> None:
+    """End the session: the cookie is cleared, and its CSRF token goes with it."""
+    (await get_session(request)).invalidate()
+
+
 async def current_user(request: web.Request, db: Database) -> User | None:
     """The logged-in user, or None (no session, or the user was disabled or reset since)."""
     session = await get_session(request)
