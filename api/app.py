@@ -14,9 +14,9 @@ from aiohttp import web
 from aiohttp_apigami import setup_aiohttp_apispec
 from aiohttp_apigami.core import SWAGGER_DICT
 
+from api.app_keys import BILLING, DB, METRICS, ON_ENQUEUED, QUEUE_READY, READINESS, SETTINGS
 from api.auth import auth_middleware
 from api.errors import error_middleware
-from api.keys import BILLING, DB, METRICS, ON_ENQUEUED, QUEUE_READY, READINESS, SETTINGS
 from api.metrics import metrics_middleware
 from api.routes import credits, health, invoices, webhooks
 from appliance.billing import Billing
@@ -80,7 +80,7 @@ def make_app(
 
 
 def openapi3(document: dict) -> dict:
-    """The document apigami builds, made valid OpenAPI 3.0.3 (issue 12; tests/test_openapi.py
+    """The document apigami builds, made valid OpenAPI 3.0.3 (issue 12; tests/api/test_openapi.py
     checks it with openapi-spec-validator): no Swagger 2 ``produces`` on operations (the
     ``content`` of each response says it), and a nullable reference as ``nullable`` next to
     ``allOf: [{$ref}]`` (what client generators read as "this type or null") instead of

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from api.keys import DB, TENANT
+from api.app_keys import DB, TENANT
 from appliance.errors import Unauthorized
 from appliance.tenants import authenticate
 

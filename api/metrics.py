@@ -10,7 +10,7 @@ import time
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from api.keys import METRICS
+from api.app_keys import METRICS
 from appliance.metrics import Metrics
 
 METRICS_HOST = "127.0.0.1"  # not a setting: the metrics carry no key, so they never leave the host

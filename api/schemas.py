@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from pipeline.schema import InvoiceStatus, ProcessingStatus, Source
+from pipeline.schema import (
+    AMOUNT_FIELDS,
+    HEADER_FIELDS,
+    LINE_FIELDS,
+    LINE_NUMBER_FIELDS,
+    InvoiceStatus,
+    ProcessingStatus,
+    Source,
+)
 
 PROCESSING_STATUS = [status.value for status in ProcessingStatus]
 STATUS = [status.value for status in InvoiceStatus]
@@ -63,43 +71,33 @@ class UploadAcceptedSchema(Schema):
     statusUrl = fields.String(required=True, metadata={"example": "/api/v1/invoices/<invoice_id>"})
 
 
+def _nullable(names: tuple[str, ...], numbers: tuple[str, ...]) -> dict[str, fields.Field]:
+    """A nullable field for each of ``names`` (pipeline.schema): a number for those in ``numbers``,
+    a string for the others."""
+    return {
+        name: fields.Number(allow_none=True) if name in numbers else fields.String(allow_none=True) for name in names
+    }
+
+
 class LineItemSchema(Schema):
     """Line item (spec 2.10)."""
 
-    description = fields.String(required=True)
-    line_no = fields.Number(allow_none=True)
-    sku = fields.String(allow_none=True)
-    quantity = fields.Number(allow_none=True)
-    unit = fields.String(allow_none=True)
-    unit_price = fields.Number(allow_none=True)
-    discount = fields.Number(allow_none=True)
-    tax = fields.Number(allow_none=True)
-    line_total = fields.Number(allow_none=True)
+    class Meta:
+        include = {
+            "description": fields.String(required=True),
+            **_nullable(LINE_FIELDS[1:], LINE_NUMBER_FIELDS),
+        }
 
 
 class InvoiceDataSchema(Schema):
     """Extracted invoice data (spec 2.9); every field nullable. Dates are ISO 8601 when they parse."""
 
-    invoice_number = fields.String(allow_none=True)
-    invoice_date = fields.String(allow_none=True)
-    due_date = fields.String(allow_none=True)
-    vendor_name = fields.String(allow_none=True)
-    vendor_address = fields.String(allow_none=True)
-    vendor_tax_id = fields.String(allow_none=True)
-    vendor_email = fields.String(allow_none=True)
-    customer_name = fields.String(allow_none=True)
-    currency = fields.String(allow_none=True)
-    payment_terms = fields.String(allow_none=True)
-    subtotal = fields.Number(allow_none=True)
-    discount = fields.Number(allow_none=True)
-    tax_amount = fields.Number(allow_none=True)
-    service_charge = fields.Number(allow_none=True)
-    shipping_cost = fields.Number(allow_none=True)
-    total_amount = fields.Number(allow_none=True)
-    paid_amount = fields.Number(allow_none=True)
-    balance_amount = fields.Number(allow_none=True)
-    line_items = fields.List(fields.Nested(LineItemSchema), allow_none=True)
-    raw_text = fields.String(allow_none=True)
+    class Meta:
+        include = {
+            **_nullable(HEADER_FIELDS, AMOUNT_FIELDS),
+            "line_items": fields.List(fields.Nested(LineItemSchema), allow_none=True),
+            "raw_text": fields.String(allow_none=True),
+        }
 
 
 class VendorRefSchema(Schema):

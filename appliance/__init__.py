@@ -8,6 +8,7 @@ dispatcher that drives the pipeline pool (``queue/``), batch extraction (``batch
 (``checks``, ``readiness``, ``metrics``, ``notify``, ``logs``, ``backup``) and the operator CLI
 (``cli/``). Business rules live here, not in HTTP handlers.
 
-Must not import ``api`` except in ``appliance.server``, the one module that assembles and serves
-the web app. Model back-ends are reached through ``pipeline``, never loaded here.
+Knows no HTTP: must not import ``api``, ``webui`` or aiohttp (the composition root ``server``
+assembles them with this package; only the CLI's ``serve`` command imports ``server``, to start
+it). Model back-ends are reached through ``pipeline``, never loaded here.
 """

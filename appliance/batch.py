@@ -13,15 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from appliance.queue.dispatcher import start_worker_pool
+from appliance.queue.retry import RetryPolicy
 from appliance.settings import Settings
 from pipeline.context import SOURCES, JobContext
 from pipeline.errors import OcrBusy, TemporaryError
-from pipeline.schema import ProcessingStatus
-from pipeline.sniff import sniff
+from pipeline.reading.sniff import sniff
+from pipeline.result import ExtractionResult
+from pipeline.values.money import to_json
 
 SUFFIXES = {".pdf", ".jpg", ".jpeg", ".png"}
-# Busy OCR frees as soon as another document's pages are read: a short fixed wait keeps a
-# document that has waited long from losing every race to fresh ones (a growing backoff did).
+# Busy OCR frees as soon as another document's pages are read: a short wait keeps a document
+# that has waited long from losing every race to fresh ones (a growing backoff did).
 BUSY_RETRY_SECONDS = 0.2
 
 
@@ -54,62 +56,57 @@ async def _one(
     started = time.perf_counter()
     data = await asyncio.to_thread(item.path.read_bytes)
     media_type = sniff(data[:1024])
-    record: dict[str, Any] = {"file": str(item.path)}
     if media_type is None:
-        return {
-            **record,
-            "processingStatus": ProcessingStatus.FAILED,
-            "validationErrors": [],
-            "data": None,
-            "processingError": "Unsupported file type: not a PDF, JPEG or PNG",
-            "seconds": 0.0,
-        }
-    ctx = JobContext(
-        str(item.relative),
-        media_type,
-        settings.limits.OCR_MAX_PDF_PAGES,
-        visual_only=visual_only,
-        name=item.path.name,
-        sources=sources,
-    )
-    result = await _submit(pool, settings, ctx, data)
+        result = ExtractionResult.failed("Unsupported file type: not a PDF, JPEG or PNG")
+    else:
+        ctx = JobContext(
+            str(item.relative),
+            media_type,
+            settings.limits.OCR_MAX_PDF_PAGES,
+            visual_only=visual_only,
+            name=item.path.name,
+            sources=sources,
+        )
+        result = await _submit(pool, RetryPolicy.of(settings.queue, BUSY_RETRY_SECONDS), ctx, data)
+    return record_of(item, result, media_type, round(time.perf_counter() - started, 3))
+
+
+def record_of(item: BatchItem, result: ExtractionResult, media_type: str | None, seconds: float) -> dict[str, Any]:
+    """The JSON record of one extracted file (``--out``; what ``../shared/bench/score.py``
+    reads): the API's names for the operator's view of an invoice, amounts as JSON numbers,
+    ``seconds`` from reading the file to the result."""
     return {
-        **record,
-        "processingStatus": result["processing_status"],
-        "validationErrors": result.get("validation_errors") or [],
-        "processingError": result.get("processing_error"),
-        "data": result.get("data"),
-        "ocrConfidence": result.get("ocr_confidence"),
-        "extractionTier": result.get("extraction_tier"),
-        "extractionProvider": result.get("extraction_provider"),
-        "routingReason": result.get("routing_reason"),
-        "evidence": result.get("evidence") or {},
+        "file": str(item.path),
+        "processingStatus": result.processing_status,
+        "validationErrors": result.validation_errors,
+        "processingError": result.processing_error,
+        "data": to_json(result.data),
+        "ocrConfidence": result.ocr_confidence,
+        "extractionTier": result.extraction_tier,
+        "extractionProvider": result.extraction_provider,
+        "routingReason": result.routing_reason,
+        "evidence": to_json(result.evidence),
         "mediaType": media_type,
-        "timings": result.get("timings") or {},
-        "seconds": round(time.perf_counter() - started, 3),
+        "timings": result.timings,
+        "seconds": seconds,
     }
 
 
-async def _submit(pool, settings: Settings, ctx: JobContext, data: bytes) -> dict[str, Any]:
-    """One document through the pool, retried as the dispatcher retries a job: busy OCR without
-    counting, other temporary errors up to ``queue.max_attempts`` attempts in all."""
-    attempts = 0
+async def _submit(pool, policy: RetryPolicy, ctx: JobContext, data: bytes) -> ExtractionResult:
+    """One document through the pool, retried by the queue's policy: busy OCR without counting,
+    other temporary errors up to ``queue.max_attempts`` attempts in all."""
+    attempts = busy = 0
     while True:
         try:
             return await pool.submit(ctx, data)
         except OcrBusy:
-            await asyncio.sleep(BUSY_RETRY_SECONDS)
+            busy += 1
+            await asyncio.sleep(policy.delay(busy, busy=True))
         except TemporaryError as exc:
             attempts += 1
-            if attempts >= settings.queue.max_attempts:
-                return {
-                    "data": None,
-                    "processing_status": ProcessingStatus.FAILED,
-                    "validation_errors": [],
-                    "timings": {},
-                    "processing_error": f"{exc} (after {attempts} attempts)",
-                }
-            await asyncio.sleep(settings.queue.backoff_seconds * 2 ** (attempts - 1))
+            if policy.gives_up(attempts):
+                return ExtractionResult.failed(f"{exc} (after {attempts} attempts)")
+            await asyncio.sleep(policy.delay(attempts, busy=False))
 
 
 async def run_batch(

@@ -104,7 +104,7 @@ def check_database(settings: Settings) -> CheckResult:
 
 
 def check_ocr(settings: Settings) -> CheckResult:
-    from pipeline.stages import ocr_engine
+    from pipeline.runner import ocr_engine
 
     engine = settings.ocr.engine
     started = time.perf_counter()
@@ -113,9 +113,7 @@ def check_ocr(settings: Settings) -> CheckResult:
         if engine == "surya" and (failed := _surya_missing(dict(models.ocr_options))):
             return failed  # one reason per missing file, before anything loads
         loaded = ocr_engine(models)  # loaded as every worker loads it
-        close = getattr(loaded, "close", None)
-        if close is not None:  # surya: its child process and any recognition server it started
-            close()
+        loaded.close()  # surya: its child process and any recognition server it started
     except Exception as exc:  # whatever the back-end raises, the operator needs the message
         return CheckResult(
             "ocr",
@@ -153,8 +151,8 @@ def _surya_missing(options: dict[str, str]) -> CheckResult | None:
 
 def check_arbiter(settings: Settings) -> CheckResult:
     """The arbiter table (``llm.arbiter_table``, empty: the bundled one) loads: without it no
-    document could be arbitrated (``pipeline.arbitrate.ArbiterTable``)."""
-    from pipeline.arbitrate import ArbiterTable
+    document could be arbitrated (``pipeline.decision.arbitrate.ArbiterTable``)."""
+    from pipeline.decision.arbitrate import ArbiterTable
 
     hint = 'set llm.arbiter_table to a table written by scripts/calibrate-arbiter, or to "" for the bundled one'
     try:
@@ -292,7 +290,7 @@ RAY_PROBE = """
 import json, sys
 from pathlib import Path
 import ray
-from pipeline.pool import connect_ray
+from pipeline.runtime.pool import connect_ray
 connect_ray(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]))
 try:
     nodes = [n for n in ray.nodes() if n.get("Alive")]

@@ -1,6 +1,6 @@
 """The data dir: its folders and database made or migrated, and the lock that lets one server
 own it (``appliance init``, ``serve``, ``backup``/``restore`` and every CLI command that opens
-the database). Lives apart from ``appliance.server`` so that none of those imports the web
+the database). Lives apart from ``server.run`` so that none of those imports the web
 server to make a folder. Must not import ``api``.
 """
 

@@ -5,11 +5,19 @@ from __future__ import annotations
 
 
 class ApplianceError(Exception):
-    """Base class. ``status`` is the HTTP status, ``exit_code`` the CLI's."""
+    """Base class. ``status`` is the HTTP status, ``exit_code`` the CLI's; a subclass names the
+    ones it changes in its class line (``class NotFound(ApplianceError, status=404, exit_code=66)``)."""
 
     status = 500
     exit_code = 1
     headers: dict[str, str] = {}
+
+    def __init_subclass__(cls, *, status: int | None = None, exit_code: int | None = None, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status = status
+        if exit_code is not None:
+            cls.exit_code = exit_code
 
     def __init__(self, message: str, *, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
@@ -18,15 +26,12 @@ class ApplianceError(Exception):
             self.headers = headers
 
 
-class ConfigError(ApplianceError):
+class ConfigError(ApplianceError, exit_code=78):  # EX_CONFIG
     """A setting is missing, unknown or invalid."""
 
-    exit_code = 78  # EX_CONFIG
 
-
-class BadRequest(ApplianceError):
-    status = 400
-    exit_code = 65
+class BadRequest(ApplianceError, status=400, exit_code=65):
+    """The request or the command's input is malformed; the message says what to correct."""
 
 
 class UnsupportedFileType(BadRequest):
@@ -42,74 +47,50 @@ class AlreadyAttached(BadRequest):
     """A file is already attached to that invoice slot (spec 4.6)."""
 
 
-class IdempotencyKeyReused(ApplianceError):
+class IdempotencyKeyReused(ApplianceError, status=422, exit_code=65):
     """An ``Idempotency-Key`` already used for another request within 24 h (appliance.idempotency;
     422 as in Stripe's convention)."""
 
-    status = 422
-    exit_code = 65
 
-
-class Unauthorized(ApplianceError):
-    status = 401
+class Unauthorized(ApplianceError, status=401):
+    """The API key is missing, unknown or revoked (spec section 5)."""
 
     def __init__(self) -> None:
         super().__init__("Invalid or missing API key")
 
 
-class InsufficientCredits(ApplianceError):
-    status = 402
-    exit_code = 75
+class InsufficientCredits(ApplianceError, status=402, exit_code=75):
+    """The tenant's balance does not cover the upload; buy or grant credits, then retry."""
 
 
-class NotFound(ApplianceError):
-    status = 404
-    exit_code = 66
+class NotFound(ApplianceError, status=404, exit_code=66):
+    """No such tenant, invoice, vendor, package or job (or not the caller's)."""
 
 
-class TooManySlots(ApplianceError):
+class TooManySlots(ApplianceError, status=429, exit_code=75):
     """The tenant has ``limits.max_open_slots`` upload/init slots waiting for a file (rate limits
     are "not shown" in the spec: 429, as HTTP has it)."""
 
-    status = 429
-    exit_code = 75
+
+class FileTooLarge(ApplianceError, status=413, exit_code=65):
+    """The upload is over ``limits.MAX_FILE_SIZE_MB`` (or the OCR limits for its kind)."""
 
 
-class FileTooLarge(ApplianceError):
-    status = 413
-    exit_code = 65
-
-
-class QueueUnavailable(ApplianceError):
+class QueueUnavailable(ApplianceError, status=503, exit_code=75):
     """The pipeline pool is not healthy or the backlog is full (spec 4.6, 503 with Retry-After)."""
 
-    status = 503
-    exit_code = 75
 
-
-class JobBusy(ApplianceError):
+class JobBusy(ApplianceError, status=409, exit_code=75):
     """A job is leased by a worker right now; retry or reprocess it once it is done."""
 
-    status = 409
-    exit_code = 75
 
-
-class PaymentNotConfigured(ApplianceError):
+class PaymentNotConfigured(ApplianceError, status=503, exit_code=78):
     """No Stripe secret key (or webhook secret) configured (spec 4.3, 4.4: 503)."""
 
-    status = 503
-    exit_code = 78
 
-
-class PaymentProcessorUnavailable(ApplianceError):
+class PaymentProcessorUnavailable(ApplianceError, status=503, exit_code=75):
     """Stripe could not be reached or timed out; nothing was applied, safe to retry."""
 
-    status = 503
-    exit_code = 75
 
-
-class PaymentProcessorError(ApplianceError):
+class PaymentProcessorError(ApplianceError, status=502, exit_code=75):
     """Stripe answered with a server error; nothing was applied, safe to retry."""
-
-    status = 502
-    exit_code = 75

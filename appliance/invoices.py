@@ -23,8 +23,9 @@ from appliance.queue import jobs
 from appliance.settings import Settings
 from appliance.tenants import parse_uuid
 from appliance.uploads import StoredUpload
-from pipeline.money import CENT
+from pipeline.result import ExtractionResult
 from pipeline.schema import READY_STATES, InvoiceStatus, ProcessingStatus
+from pipeline.values.money import CENT, to_json
 
 OPEN_SLOT = "status = 'pending' AND NOT EXISTS (SELECT 1 FROM files f WHERE f.invoice_id = invoices.id)"
 
@@ -71,11 +72,17 @@ async def check_slot(db: Database, tenant_id: str, invoice_id: str) -> str:
             "WHERE i.id = ? AND i.tenant_id = ?",
             (canonical, tenant_id),
         )
+    _check_attachable(row)
+    return canonical
+
+
+def _check_attachable(row) -> None:
+    """Raise NotFound unless ``row`` (``file_id``: the slot's file) is a slot, AlreadyAttached
+    when it has its file already."""
     if row is None:
         raise NotFound("Invoice slot not found")
     if row["file_id"] is not None:
         raise AlreadyAttached("A file is already attached to this invoice")
-    return canonical
 
 
 async def check_vendor(db: Database, tenant_id: str, vendor_id: str | None) -> str | None:
@@ -111,14 +118,15 @@ async def accept_upload(
     queue_ready: Callable[[], bool],
     claim: idempotency.Claim | None = None,
 ) -> dict[str, Any]:
-    """Record an upload and debit it; returns the upload-accepted body (spec 2.7).
+    """Record an upload and debit it; returns the upload-accepted body of spec 2.7 but its URL
+    (``invoice``, ``fileId``; the API adds ``statusUrl``).
 
     ``invoice_id`` None creates the invoice (one-step upload). ``claim`` records the request's
     Idempotency-Key with the body in the same transaction (``appliance.idempotency.KeyTaken``
     when another request recorded it first: nothing is kept). Raises InsufficientCredits (402),
     NotFound / AlreadyAttached for the slot, QueueUnavailable (503, refunded: ``_queue_full``). On any error
     nothing is kept, except the refund pair in the ledger; ``upload.recorded`` is set once the
-    file's row has committed (``appliance.uploads.received`` removes an unrecorded file).
+    file's row has committed (``appliance.uploads.kept_if_recorded`` removes an unrecorded file).
     """
     cost = settings.credits.cost_per_invoice
     now = utcnow()
@@ -138,10 +146,7 @@ async def accept_upload(
                 "WHERE i.id = ? AND i.tenant_id = ?",
                 (invoice_id, tenant_id),
             )
-            if row is None:
-                raise NotFound("Invoice slot not found")
-            if row["file_id"] is not None:
-                raise AlreadyAttached("A file is already attached to this invoice")
+            _check_attachable(row)
             await conn.execute(
                 "UPDATE invoices SET vendor_id = ?, updated_at = ? WHERE id = ?", (vendor_id, now, invoice_id)
             )
@@ -171,11 +176,7 @@ async def accept_upload(
             )
             await jobs.enqueue(conn, invoice_id, tenant_id)
             row = await fetchone(conn, "SELECT * FROM invoices WHERE id = ?", (invoice_id,))
-            body = {
-                "invoice": summary_of(row),
-                "fileId": upload.file_id,
-                "statusUrl": f"/api/v1/invoices/{invoice_id}",
-            }
+            body = {"invoice": summary_of(row), "fileId": upload.file_id}
             if claim is not None:
                 await idempotency.record(conn, tenant_id, claim, invoice_id, body)  # KeyTaken: all rolls back
             upload.place()
@@ -199,18 +200,22 @@ async def _queue_full(conn, settings: Settings, tenant_id: str, queue_ready: Cal
     return ""
 
 
+# The keys of the invoice summary (spec 2.6) and the ``invoices`` columns they come from.
+SUMMARY_COLUMNS = {
+    "id": "id",
+    "status": "status",
+    "processingStatus": "processing_status",
+    "tenantId": "tenant_id",
+    "vendorId": "vendor_id",
+    "invoiceNumber": "invoice_number",
+    "createdAt": "created_at",
+    "updatedAt": "updated_at",
+}
+
+
 def summary_of(row) -> dict[str, Any]:
     """The invoice summary of spec 2.6 from an ``invoices`` row."""
-    return {
-        "id": row["id"],
-        "status": row["status"],
-        "processingStatus": row["processing_status"],
-        "tenantId": row["tenant_id"],
-        "vendorId": row["vendor_id"],
-        "invoiceNumber": row["invoice_number"],
-        "createdAt": row["created_at"],
-        "updatedAt": row["updated_at"],
-    }
+    return {key: row[column] for key, column in SUMMARY_COLUMNS.items()}
 
 
 async def get_invoice(db: Database, invoice_id: str, tenant_id: str | None, *, operator: bool = False) -> dict:
@@ -307,18 +312,19 @@ def _head(row, ready: bool) -> dict[str, Any]:
     }
 
 
-async def record_result(db: Database, job_id: str, invoice_id: str, result: dict[str, Any]) -> None:
-    """Write a pipeline result (``pipeline.result.ExtractionResult.to_dict()``) and finish the job,
-    atomically; also decides the vendor, ``direction`` and duplicates (``resolve``).
+async def record_result(db: Database, job_id: str, invoice_id: str, result: ExtractionResult) -> None:
+    """Write a pipeline result and finish the job, atomically; also decides the vendor,
+    ``direction`` and duplicates (``resolve``). Amounts become JSON numbers here, the
+    pipeline's edge (``pipeline.values.money.to_json``).
 
     ``status`` follows DESIGN.md flow step 5: ``extracted`` when data exists, ``duplicate`` when
     the invoice duplicates an earlier one of the tenant, ``pending`` when failed; a human
     decision or stored corrections keep theirs (``appliance.review.status_after_extraction``).
     """
-    data = result.get("data")
-    failed = data is None or result["processing_status"] == ProcessingStatus.FAILED
+    data = to_json(result.data)
+    failed = data is None or result.processing_status == ProcessingStatus.FAILED
     async with db.transaction() as conn:
-        resolved = await resolve(conn, invoice_id, data, result.get("vendor_id")) if not failed else Resolution()
+        resolved = await resolve(conn, invoice_id, data, result.vendor_id) if not failed else Resolution()
         status = (
             InvoiceStatus.PENDING
             if failed
@@ -335,17 +341,17 @@ async def record_result(db: Database, job_id: str, invoice_id: str, result: dict
             "WHERE id = ?",
             (
                 status,
-                result["processing_status"],
+                result.processing_status,
                 json.dumps(data) if data is not None else None,
                 (data or {}).get("invoice_number"),
                 (data or {}).get("total_amount"),
-                result.get("ocr_confidence"),
-                json.dumps(result.get("validation_errors") or []),
-                result.get("processing_error"),
-                result.get("extraction_tier"),
-                result.get("extraction_provider"),
-                result.get("routing_reason"),
-                json.dumps(result.get("evidence") or {}),
+                result.ocr_confidence,
+                json.dumps(result.validation_errors),
+                result.processing_error,
+                result.extraction_tier,
+                result.extraction_provider,
+                result.routing_reason,
+                json.dumps(to_json(result.evidence)),
                 resolved.vendor_id,
                 resolved.direction,
                 int(resolved.duplicate_of is not None),
@@ -354,7 +360,7 @@ async def record_result(db: Database, job_id: str, invoice_id: str, result: dict
                 invoice_id,
             ),
         )
-        await jobs.finish(conn, job_id, result.get("processing_error"))
+        await jobs.finish(conn, job_id, result.processing_error)
     db.changes.notify(invoice_id)  # long polls (?wait=) answer now
 
 
@@ -398,7 +404,7 @@ async def resolve(conn, invoice_id: str, data: dict[str, Any], template_vendor: 
     number = data.get("invoice_number")
     if duplicate is None and vendor_id and number:
         total = data.get("total_amount")
-        duplicate = await fetchone(  # the same total: equal to the cent (pipeline.money.same_amount)
+        duplicate = await fetchone(  # the same total: equal to the cent (pipeline.values.money.same_amount)
             conn,
             "SELECT id FROM invoices WHERE tenant_id = ? AND vendor_id = ? AND id != ? AND "
             "lower(invoice_number) = lower(?) AND created_at <= ? AND processing_status IN (?, ?) "

@@ -19,12 +19,12 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from appliance.db import Database
+from pipeline.result import ExtractionResult
 from pipeline.schema import BUSY_STATES
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ class Snapshot:
     oldest_job_seconds: float = 0.0
     credits: dict[str, int] = field(default_factory=lambda: {reason: 0 for reason in LEDGER_REASONS})
     ledger_id: int = 0  # the ledger rows up to this id are summed in ``credits``
-    stages: dict[str, dict] = field(default_factory=dict)  # pipeline.pool.RayPool.stage_stats()
+    stages: dict[str, dict] = field(default_factory=dict)  # pipeline.runtime.pool.RayPool.stage_stats()
 
 
 class Metrics:
@@ -115,15 +115,15 @@ class Metrics:
         children[0].inc()
         children[1].observe(seconds)
 
-    def job_result(self, result: dict[str, Any]) -> None:
+    def job_result(self, result: ExtractionResult) -> None:
         """A pipeline result written by the dispatcher: its status and its ``timings`` (seconds per stage).
 
         The pipeline times reading the text as one stage; it is labelled ``ocr`` when any page was
         OCR'd (``ocr_confidence`` is set only then), since OCR is then what that time is spent on.
         """
-        self.jobs_finished.labels(result.get("processing_status") or "unknown").inc()
-        ocr = result.get("ocr_confidence") is not None
-        for stage, seconds in (result.get("timings") or {}).items():
+        self.jobs_finished.labels(result.processing_status).inc()
+        ocr = result.ocr_confidence is not None
+        for stage, seconds in result.timings.items():
             label = "ocr" if stage == "text" and ocr else stage
             self.stage_seconds.labels(label).observe(float(seconds))
 

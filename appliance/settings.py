@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from operator import attrgetter
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -118,7 +119,7 @@ class OcrSettings(Section):
     # Where the engine runs: "cpu", or "cuda" (rapidocr through onnxruntime-gpu's CUDA provider;
     # surya's detector on torch's GPU).
     device: Literal["cpu", "cuda"] = "cpu"
-    # The OCR stage of pool.mode "staged" (pipeline.stages): pages of many jobs wait at most
+    # The OCR stage of pool.mode "staged" (pipeline.runtime.batching): pages of many jobs wait at most
     # batch_window_ms for each other and go to the engine in batches of at most batch_max_pages.
     batch_max_pages: int = Field(16, ge=1)
     batch_window_ms: int = Field(50, ge=0)
@@ -155,7 +156,7 @@ class LlmSettings(Section):
     num_gpus: float = Field(0.0, ge=0)
     # Which outcomes of rules vs model a key field may be completed on, and who wins disputes:
     # a table fitted by scripts/calibrate-arbiter for one model; empty: the one fitted for the
-    # bundled model and adapter (pipeline/arbiter_table.json).
+    # bundled model and adapter (pipeline/decision/arbiter_table.json).
     arbiter_table: str = ""
 
     def adapter(self) -> str:
@@ -202,6 +203,17 @@ class MetricsSettings(Section):
 
     enabled: bool = True
     port: int = Field(9464, ge=1, le=65535)
+
+
+# Each field of ``pipeline.context.StageConfig`` and the setting (section.key) that fills it.
+STAGE_KEYS = {
+    "mode": "pool.mode",
+    "batch_max_pages": "ocr.batch_max_pages",
+    "batch_window_ms": "ocr.batch_window_ms",
+    "ocr_num_gpus": "ocr.num_gpus",
+    "llm_parallel": "llm.parallel",
+    "llm_num_gpus": "llm.num_gpus",
+}
 
 
 class Settings(BaseModel):
@@ -251,15 +263,8 @@ class Settings(BaseModel):
         return self.data_dir / "ray-auth-token"
 
     def stage_config(self) -> StageConfig:
-        """How the Ray pool is laid out (``pool.mode`` and the stage keys), for ``pipeline.pool``."""
-        return StageConfig(
-            mode=self.pool.mode,
-            batch_max_pages=self.ocr.batch_max_pages,
-            batch_window_ms=self.ocr.batch_window_ms,
-            ocr_num_gpus=self.ocr.num_gpus,
-            llm_parallel=self.llm.parallel,
-            llm_num_gpus=self.llm.num_gpus,
-        )
+        """How the Ray pool is laid out (``pool.mode`` and the stage keys), for ``pipeline.runtime.pool``."""
+        return StageConfig(**{field: attrgetter(key)(self) for field, key in STAGE_KEYS.items()})
 
     def worker_models(self) -> ModelConfig:
         """What every pipeline worker loads, taken from these settings (the one place that maps

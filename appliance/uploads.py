@@ -1,9 +1,10 @@
 """An uploaded file, from the request to the store: its one owner (DESIGN.md flow steps 1-2).
 
-``received`` streams the ``file`` part of a multipart body to a ``.partial-*`` file beside its
-final place ``<data_dir>/files/<tenant_id>/<file_id>`` (never a client's name), enforcing
-MAX_FILE_SIZE_MB while it streams and deciding the type by magic bytes from the first chunk
-(``pipeline.sniff``). Inside its block, ``check`` refuses, before any debit, a file past
+``stream_to_disk`` streams the file's bytes (``api.uploads`` reads them from the multipart body)
+to a ``.partial-*`` file beside its final place ``<data_dir>/files/<tenant_id>/<file_id>``
+(never a client's name), enforcing MAX_FILE_SIZE_MB while it streams and deciding the type by
+magic bytes from the first chunk (``pipeline.reading.sniff``). Inside ``kept_if_recorded``'s
+block, ``check`` refuses, before any debit, a file past
 OCR_MAX_UPLOAD_MB and a hostile one (``inspect_document``); the block then records the upload: the file is
 renamed into place (``StoredUpload.place``) just before the database transaction that records
 it commits, and marked ``recorded`` once it has. On every other way out of the block, an error
@@ -14,7 +15,8 @@ Inspection runs only cheap checks: PDF structure and page count via pdfium (no p
 rendered), image header dimensions via Pillow (no full decode; a JPEG is decoded at 1/8
 scale, which reads the whole entropy-coded stream at 1/64 of the memory).
 
-Must not import ``api``; raises the ``appliance.errors`` the API turns into 400 and 413.
+Knows no HTTP: must not import ``api`` or aiohttp; raises the ``appliance.errors`` the API turns
+into 400 and 413.
 """
 
 from __future__ import annotations
@@ -24,22 +26,18 @@ import hashlib
 import os
 import uuid
 import warnings
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-from aiohttp.http_exceptions import BadHttpMessage
-
-from appliance.errors import BadRequest, FileTooLarge, UnreadableUpload, UnsupportedFileType
+from appliance.errors import FileTooLarge, UnreadableUpload, UnsupportedFileType
 from appliance.settings import Settings
-from pipeline.pdfium_lock import PDFIUM_LOCK  # one per process, shared with the pipeline
-from pipeline.sniff import JPEG, PDF, PNG, SNIFF_BYTES, sniff
+from pipeline.reading.pdfium_lock import PDFIUM_LOCK  # one per process, shared with the pipeline
+from pipeline.reading.sniff import JPEG, PDF, PNG, SNIFF_BYTES, sniff
 
 MB = 1024 * 1024
-CHUNK_BYTES = 256 * 1024
-MAX_FIELD_BYTES = 256  # a vendorId is 36 characters; anything longer is not one
 TAIL_BYTES = 64 * 1024 + 22  # a ZIP end-of-central-directory record lies within the last 64 KiB + 22 bytes
 EOF_WINDOW = 1024  # PDF readers (Acrobat's implementation note 18) look for %%EOF in the last 1 KB
 # Format signatures that must not appear where a second reader would honour them.
@@ -90,54 +88,22 @@ class DocumentInfo:
     height: int | None = None
 
 
-@asynccontextmanager
-async def received(request, settings: Settings, tenant_id: str) -> AsyncIterator[tuple[StoredUpload, str | None]]:
-    """The upload of an aiohttp ``request`` (multipart ``file``, optional ``vendorId`` as a form
-    field or query parameter), streamed to disk; yields ``(upload, vendor id text or None)``.
-
-    Raises BadRequest (not multipart, malformed, no file), UnsupportedFileType (400) and
-    FileTooLarge (413, past MAX_FILE_SIZE_MB). The file is removed when the block leaves before
-    ``upload.recorded`` is set, an error included.
-    """
-    upload, vendor_id = await _stream(request, settings, tenant_id)
+@contextmanager
+def kept_if_recorded(upload: StoredUpload) -> Iterator[StoredUpload]:
+    """The block that checks and records ``upload``: on every way out of it before
+    ``upload.recorded`` is set, an error included, the file is removed."""
     try:
-        yield upload, vendor_id
+        yield upload
     finally:
         if not upload.recorded:
             upload.discard()
 
 
-async def _stream(request, settings: Settings, tenant_id: str) -> tuple[StoredUpload, str | None]:
-    if not request.content_type.startswith("multipart/"):
-        raise BadRequest("Expected a multipart/form-data body with a 'file' field")
-    upload, vendor_id = None, request.query.get("vendorId")
-    try:
-        reader = await request.multipart()
-        async for part in reader:
-            if part.name == "file" and upload is None:
-                upload = await stream_to_disk(
-                    part, settings.files_dir, tenant_id, settings.limits.MAX_FILE_SIZE_MB * MB
-                )
-            elif part.name == "vendorId":
-                raw = await part.read_chunk(MAX_FIELD_BYTES + 1)
-                vendor_id = raw.decode("utf-8", "replace").strip() if len(raw) <= MAX_FIELD_BYTES else "invalid"
-            else:
-                await part.release()
-    except (ValueError, BadHttpMessage) as exc:  # malformed multipart framing or part headers
-        if upload:
-            upload.discard()
-        raise BadRequest(f"Malformed multipart body: {exc}") from exc
-    except BaseException:
-        if upload:
-            upload.discard()
-        raise
-    if upload is None:
-        raise BadRequest("The 'file' field is required")
-    return upload, vendor_id
-
-
-async def stream_to_disk(part, files_dir: Path, tenant_id: str, max_bytes: int) -> StoredUpload:
-    """Stream an aiohttp multipart ``part`` to a partial file of ``files_dir/tenant_id``.
+async def stream_to_disk(
+    chunks: AsyncIterator[bytes], name: str | None, files_dir: Path, tenant_id: str, max_bytes: int
+) -> StoredUpload:
+    """Stream an upload's ``chunks`` (the client's file ``name``, display only) to a partial file
+    of ``files_dir/tenant_id``.
 
     Raises UnsupportedFileType (400) when the magic bytes are not PDF/JPEG/PNG (an empty file
     included) and FileTooLarge (413) past ``max_bytes``; in both cases nothing stays on disk.
@@ -150,7 +116,7 @@ async def stream_to_disk(part, files_dir: Path, tenant_id: str, max_bytes: int) 
     size, head, media_type = 0, b"", None
     try:
         with open(partial, "wb") as out:
-            while chunk := await part.read_chunk(CHUNK_BYTES):
+            async for chunk in chunks:
                 size += len(chunk)
                 if size > max_bytes:
                     raise FileTooLarge(f"File too large: the limit is {max_bytes // MB} MB (MAX_FILE_SIZE_MB)")
@@ -173,7 +139,7 @@ async def stream_to_disk(part, files_dir: Path, tenant_id: str, max_bytes: int) 
         size,
         digest.hexdigest(),
         media_type,
-        clean_name(getattr(part, "filename", None)),
+        clean_name(name),
     )
 
 

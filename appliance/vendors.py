@@ -39,7 +39,7 @@ def normalise_tax_id(tax_id: str | None) -> str:
 
 def validate_template(yaml_text: str, name: str) -> str:
     """The template's name after checking it loads as an invoice2data template (BadRequest if not)."""
-    from pipeline.templates import TemplateError, load_template
+    from pipeline.templates.invoice2data import TemplateError, load_template
 
     try:
         template = load_template(yaml_text, name)

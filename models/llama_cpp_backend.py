@@ -19,7 +19,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from models.llm import DOC_END, DOC_START
+from models.llm import DOC_END, DOC_START, LlmBackend
 
 DEFAULT_MODEL_NAME = "gemma-3-270m-q4_k_m.gguf"
 # Shown in place of the tokens cut from the middle of an over-long document.
@@ -31,7 +31,7 @@ LOOP_WINDOW = 48
 LOOP_PERIOD = 12
 
 
-class LlamaCppBackend:
+class LlamaCppBackend(LlmBackend):
     """Constrained completion with llama-cpp-python; the model is loaded once, in the constructor.
 
     ``model_path``: a GGUF file; empty or None means the bundled Gemma 3 270M, assembled into
@@ -152,10 +152,6 @@ class LlamaCppBackend:
         """Whether ``prompt`` extends the previous call's prompt and answer, so that ``complete``
         would continue from the cached state (a pool of instances sends it to this one)."""
         return bool(self._last_text) and prompt.startswith(self._last_text)
-
-    def count_tokens(self, text: str) -> int:
-        """Tokens ``text`` takes as a prompt, including the BOS token."""
-        return len(self._tokens(text, bos=True))
 
     def _tokens(self, text: str, bos: bool = False) -> list[int]:
         # special=False: text such as "<eos>" or "<start_of_turn>" inside a document stays plain

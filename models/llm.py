@@ -16,9 +16,19 @@ DOC_END = "DOCUMENT>>>"
 
 
 class LlmBackend(Protocol):
-    """What every LLM back-end implements. ``name`` is reported as the LLM provider."""
+    """What every LLM back-end implements, and what it may also do (STYLE.md 16). A back-end
+    subclasses this class (``models.registry`` refuses one that does not), implements
+    ``complete`` and ``name`` (reported as the LLM provider), and overrides the optional
+    capabilities whose defaults do not suit it."""
 
     name: str
+    # Optional: the token counts of the last ``complete`` (prompt_tokens, completion_tokens,
+    # total_tokens); empty when the back-end does not count.
+    last_usage: dict[str, int] = {}
+
+    def __init__(self, **_: object) -> None:
+        """``models.registry`` passes every back-end the LLM settings as keyword options; a
+        back-end takes those it needs. Default: it needs none."""
 
     def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
         """Continue ``prompt`` with at most ``max_tokens`` generated tokens; return the raw text.
@@ -33,14 +43,20 @@ class LlmBackend(Protocol):
         """
         ...
 
+    def continues(self, prompt: str) -> bool:
+        """Optional: whether ``prompt`` extends the previous call's prompt and answer, so that
+        this instance would continue from its cached state (a pool of instances sends such a
+        prompt back to it). Default: False."""
+        return False
 
-class NoLlm:
+    def close(self) -> None:
+        """Optional: release what the back-end holds. Default: nothing."""
+
+
+class NoLlm(LlmBackend):
     """The back-end for operators who run the rules only: it answers every request with ``{}``."""
 
     name = "none"
-
-    def __init__(self, **_: object) -> None:
-        pass
 
     def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
         return "{}"

@@ -19,10 +19,21 @@ class OcrLine:
 
 
 class OcrEngine(Protocol):
-    """What every OCR back-end implements. ``name`` is reported as the OCR provider."""
+    """What every OCR back-end implements, and what it may also do (STYLE.md 16, as OCRmyPDF's
+    ``pluginspec.py`` declares its hooks). A back-end subclasses this class (``models.registry``
+    refuses one that does not), implements ``recognize`` and ``name`` (reported as the OCR
+    provider), and overrides the optional capabilities whose defaults do not suit it."""
 
     name: str
 
     def recognize(self, image) -> list[OcrLine]:
         """OCR one page. ``image`` is a PIL image (RGB). Returns lines in reading order."""
         ...
+
+    def recognize_batch(self, images: list) -> list[list[OcrLine]]:
+        """Optional: OCR many pages in one call (an engine that batches on its device overrides
+        it). Default: ``recognize`` on each page, in order."""
+        return [self.recognize(image) for image in images]
+
+    def close(self) -> None:
+        """Optional: release what the engine started (a child process, a server). Default: nothing."""

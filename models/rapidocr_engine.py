@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from models.ocr import OcrLine
+from models.ocr import OcrEngine, OcrLine
 
 CUDA_PROVIDER = "CUDAExecutionProvider"
 
@@ -43,7 +43,7 @@ def _default_conv_search() -> None:
     session._appliance_patched = True
 
 
-class RapidOcrEngine:
+class RapidOcrEngine(OcrEngine):
     """OCR with rapidocr-onnxruntime. ``lang`` is OCR_LANG (``ch`` or ``en``); ``threads`` per
     session; ``device`` ``cpu`` or ``cuda`` (RuntimeError when the installed onnxruntime has no
     CUDA provider: install onnxruntime-gpu, README "GPU host"); ``rec_batch`` line crops per

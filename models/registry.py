@@ -10,6 +10,9 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+from models.llm import LlmBackend
+from models.ocr import OcrEngine
+
 # Our extraction adapter for the bundled Gemma 3 270M (LoRA GGUF, built by
 # scripts/train-extractor; model card and SHA-256 beside it in models/adapters/).
 ADAPTERS_DIR = Path(__file__).with_name("adapters")
@@ -48,11 +51,24 @@ def resolve(name: str, builtin: dict[str, str]) -> type:
         ) from exc
 
 
-def load_ocr(name: str, **options: Any):
-    """Instantiate the OCR engine named in the config (``ocr.engine``)."""
-    return resolve(name, OCR_ENGINES)(**options)
+def load_ocr(name: str, **options: Any) -> OcrEngine:
+    """Instantiate the OCR engine named in the config (``ocr.engine``). Raises UnknownBackend
+    when it cannot be found or is not a ``models.ocr.OcrEngine``."""
+    return _implementing(OcrEngine, name, resolve(name, OCR_ENGINES))(**options)
 
 
-def load_llm(name: str, **options: Any):
-    """Instantiate the LLM back-end named in the config (``llm.backend``)."""
-    return resolve(name, LLM_BACKENDS)(**options)
+def load_llm(name: str, **options: Any) -> LlmBackend:
+    """Instantiate the LLM back-end named in the config (``llm.backend``). Raises UnknownBackend
+    when it cannot be found or is not a ``models.llm.LlmBackend``."""
+    return _implementing(LlmBackend, name, resolve(name, LLM_BACKENDS))(**options)
+
+
+def _implementing(interface: type, name: str, cls: type) -> type:
+    """``cls`` when it subclasses ``interface`` (so that it has the optional capabilities'
+    defaults); else UnknownBackend."""
+    if not (isinstance(cls, type) and interface in cls.__mro__):
+        raise UnknownBackend(
+            f"back-end {name!r} is not a {interface.__module__}.{interface.__name__}: subclass it "
+            "(it declares the optional capabilities with their defaults)"
+        )
+    return cls

@@ -36,7 +36,7 @@ import urllib.request
 from collections import deque
 from pathlib import Path
 
-from models.ocr import OcrLine
+from models.ocr import OcrEngine, OcrLine
 
 log = logging.getLogger(__name__)
 
@@ -128,7 +128,7 @@ def _has_surya(interpreter: Path) -> bool:
     return done.returncode == 0
 
 
-class SuryaEngine:
+class SuryaEngine(OcrEngine):
     """OCR with surya-ocr 0.22.1 in its own environment (module docstring). ``device`` ``cpu`` or
     ``cuda`` (the detector's torch device); ``threads`` torch threads of the child on CPU;
     ``python``, ``detector_path``, ``recognizer_url``, ``recognizer_command``: the ``ocr.surya_*``

@@ -13,7 +13,7 @@ import os
 import unicodedata
 from pathlib import Path
 
-from models.ocr import TESSERACT_LANGS, OcrLine
+from models.ocr import TESSERACT_LANGS, OcrEngine, OcrLine
 
 DEBIAN_TESSDATA = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata")
 
@@ -33,7 +33,7 @@ def find_tessdata(langs: str) -> str:
     raise FileNotFoundError(f"Tesseract language data for {langs} not found; install it: apt-get install {packages}")
 
 
-class TesseractEngine:
+class TesseractEngine(OcrEngine):
     """OCR with tesserocr, page segmentation mode 3 (automatic), word boxes grouped into lines."""
 
     name = "tesseract"

@@ -17,7 +17,7 @@ class ModelConfig:
     as keyword arguments)
     (``llm_adapter_path``: the LoRA GGUF to apply, "" for none; ``llm_gpu_layers``: layers on
     the GPU, 0 none, -1 all; ``llm_arbiter_table``: the
-    ``pipeline.arbitrate.ArbiterTable`` file, "" for the bundled one),
+    ``pipeline.decision.arbitrate.ArbiterTable`` file, "" for the bundled one),
     ``limits.worker_memory_mb``
     (MB, 0: no limit) and ``limits.job_timeout_seconds`` (seconds, 0: none)).
     """
@@ -48,7 +48,7 @@ class StageConfig:
     ``llm.parallel``, ``llm.num_gpus``; ``appliance.settings`` is the one place that fills it).
 
     ``mode``: ``single`` (each worker runs whole documents with its own models), ``staged``
-    (CPU workers plus one OCR stage and one LLM stage actor, ``pipeline.stages``), or ``auto``
+    (CPU workers plus one OCR stage and one LLM stage actor, ``pipeline.runtime.batching``), or ``auto``
     (staged when the Ray cluster has a GPU). Pages wait at most ``batch_window_ms``
     (milliseconds) for a batch of at most ``batch_max_pages``; ``*_num_gpus`` are Ray's GPU
     reservations of the stage actors (fractions share a GPU)."""
@@ -60,16 +60,9 @@ class StageConfig:
     llm_parallel: int = 1
     llm_num_gpus: float = 0.0
 
-    def resolved_mode(self) -> str:
-        """``single`` or ``staged``: ``auto`` asks the connected Ray for GPUs."""
-        if self.mode != "auto":
-            return self.mode
-        import ray
 
-        return "staged" if ray.cluster_resources().get("GPU", 0) > 0 else "single"
-
-
-SOURCES = ("template", "rules", "model")  # the value proposers of tiers 1 and 2
+# the value proposers of tiers 1 and 2 (schema.Source's TEMPLATE, RULES, MODEL)
+SOURCES = ("template", "rules", "model")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Everything else a document can do wrong ends in the result (``failed`` with a message); only
 these escape ``Extractor.extract``. They keep their type end to end, through Ray included
-(``pipeline.pool`` re-raises the cause of a ``RayTaskError``), because the dispatcher decides
+(``pipeline.runtime.pool`` re-raises the cause of a ``RayTaskError``), because the dispatcher decides
 by type how a retry counts: busy OCR costs no attempt, the others do.
 """
 

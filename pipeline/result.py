@@ -1,12 +1,14 @@
-"""What the pipeline hands back for one document."""
+"""What the pipeline hands back for one document: an ``ExtractionResult``, typed as it is across
+Ray and into the appliance, which maps it once to its row and once to ``appliance extract``'s
+records."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pipeline.money import to_json
 from pipeline.schema import ProcessingStatus, Source
+from pipeline.values.money import to_json
 
 
 @dataclass
@@ -31,7 +33,28 @@ class ExtractionResult:
     field_sources: dict[str, Source] = field(default_factory=dict)
     evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    @classmethod
+    def failed(
+        cls,
+        message: str,
+        *,
+        routing_reason: str | None = None,
+        ocr_confidence: float | None = None,
+        timings: dict[str, float] | None = None,
+    ) -> ExtractionResult:
+        """No data could be produced: ``processing_status`` failed with ``message`` as the
+        ``processingError`` (spec 2.8). The one way every layer writes a failure: the steps, the
+        queue giving up after its retries, and ``appliance extract``."""
+        return cls(
+            None,
+            ProcessingStatus.FAILED,
+            processing_error=message,
+            routing_reason=routing_reason,
+            ocr_confidence=ocr_confidence,
+            timings=timings if timings is not None else {},
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The result as plain data for the queue: amounts (Decimal inside the pipeline) become
-        JSON numbers here, the pipeline's edge (``pipeline.money``)."""
+        JSON numbers here, the pipeline's edge (``pipeline.values.money``)."""
         return to_json(asdict(self))

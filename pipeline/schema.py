@@ -12,6 +12,17 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+# Spec 2.9: the money fields of ``data``, in the spec's order (the last of its header fields).
+AMOUNT_FIELDS = (
+    "subtotal",
+    "discount",
+    "tax_amount",
+    "service_charge",
+    "shipping_cost",
+    "total_amount",
+    "paid_amount",
+    "balance_amount",
+)
 # Spec 2.9: the header fields of ``data``, in the spec's order.
 HEADER_FIELDS = (
     "invoice_number",
@@ -24,24 +35,7 @@ HEADER_FIELDS = (
     "customer_name",
     "currency",
     "payment_terms",
-    "subtotal",
-    "discount",
-    "tax_amount",
-    "service_charge",
-    "shipping_cost",
-    "total_amount",
-    "paid_amount",
-    "balance_amount",
-)
-AMOUNT_FIELDS = (
-    "subtotal",
-    "discount",
-    "tax_amount",
-    "service_charge",
-    "shipping_cost",
-    "total_amount",
-    "paid_amount",
-    "balance_amount",
+    *AMOUNT_FIELDS,
 )
 DATE_FIELDS = ("invoice_date", "due_date")
 ID_FIELDS = ("invoice_number", "vendor_tax_id")  # compared on letters and digits only
@@ -87,10 +81,13 @@ class InvoiceStatus(StrEnum):
 
 
 class Source(StrEnum):
-    """Where a value of ``data`` came from (the ``source`` of its evidence)."""
+    """Where a value of ``data`` came from (the ``source`` of its evidence). The value proposers
+    ``TEMPLATE``, ``RULES`` and ``MODEL`` are the ones ``JobContext.sources`` names (``template``,
+    ``rules``, ``model``); the extraction model's values say ``"llm"`` on the wire, as the
+    evidence and the fitted confidence table always have."""
 
     EINVOICE = "einvoice"
     TEMPLATE = "template"
     RULES = "rules"
-    LLM = "llm"
+    MODEL = "llm"
     HUMAN = "human"

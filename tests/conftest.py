@@ -1,6 +1,7 @@
 """Shared fixtures: real SQLite files in tmp_path, a real aiohttp server on loopback, the real
 dispatcher, and an in-process pool whose models are fakes chosen through the config (the same
-plug-in setting an operator uses)."""
+plug-in setting an operator uses). The appliance is assembled as ``appliance serve`` assembles
+it (``server.run.assemble``); ``bench.server`` runs a real ``appliance serve`` process."""
 
 from __future__ import annotations
 
@@ -12,16 +13,14 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from api.app import make_app
-from appliance.billing import sync_packages
-from appliance.datadir import prepare_data_dir
 from appliance.db import Database
-from appliance.server import running_pipeline
 from appliance.settings import LimitSettings, LlmSettings, OcrSettings, Settings, load_settings
 from appliance.tenants import create_tenant
+from bench.server import merged, toml_value, write_config  # noqa: F401 (fixtures' helpers, imported by tests)
 from pipeline.context import ModelConfig
+from server.run import assemble, running_pipeline
+from tests.paths import DATA, SHARED  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 DATASETS = SHARED / "datasets"
 needs_datasets = pytest.mark.skipif(
     not DATASETS.is_dir(),
@@ -30,41 +29,13 @@ needs_datasets = pytest.mark.skipif(
 
 # The fakes are not calibrated: their arbiter table trusts a key field the rules read (alone or
 # alike with the model), so that job-flow tests can reach ``completed``.
-RULES_TRUSTED_TABLE = str(Path(__file__).with_name("data") / "arbiter_rules_trusted.json")
+RULES_TRUSTED_TABLE = str(DATA / "arbiter_rules_trusted.json")
 FAKE_MODELS = {
-    "ocr": {"engine": "tests.fake_ocr:TextOcr"},
-    "llm": {"backend": "tests.fakes:EchoLLM", "arbiter_table": RULES_TRUSTED_TABLE},
+    "ocr": {"engine": "tests.fakes.ocr:TextOcr"},
+    "llm": {"backend": "tests.fakes.llm:EchoLLM", "arbiter_table": RULES_TRUSTED_TABLE},
     "pool": {"backend": "inline", "workers": 2},
     "queue": {"backoff_seconds": 0.05, "poll_seconds": 0.05},
 }
-
-
-def toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return str(value)
-
-
-def write_config(folder: Path, sections: dict[str, dict[str, Any]], data_dir: Path | None = None) -> Path:
-    """Write a config.toml with ``sections`` (``{"ocr": {"engine": ...}}``) into ``folder``."""
-    lines = [f"data_dir = {toml_value(str(data_dir or folder / 'data'))}"]
-    for section, values in sections.items():
-        lines.append(f"[{section}]")
-        lines += [f"{key} = {toml_value(value)}" for key, value in values.items()]
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "config.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def merged(*layers: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-    for layer in layers:
-        for section, values in layer.items():
-            out.setdefault(section, {}).update(values)
-    return out
 
 
 @dataclass
@@ -116,7 +87,9 @@ class Harness:
         return (await response.json())["balance"]
 
 
-def fake_models(ocr: str = "tests.fake_ocr:TextOcr", llm: str = "tests.fakes:EchoLLM", **limits: Any) -> ModelConfig:
+def fake_models(
+    ocr: str = "tests.fakes.ocr:TextOcr", llm: str = "tests.fakes.llm:EchoLLM", **limits: Any
+) -> ModelConfig:
     """What workers load, with fake back-ends, derived from Settings as the appliance derives it;
     ``limits`` are ``[limits]`` keys (``job_timeout_seconds``, ``worker_memory_mb``)."""
     return Settings(
@@ -137,7 +110,7 @@ def ray_session(tmp_path_factory):
     one start costs about 2 s)."""
     import ray
 
-    from pipeline.pool import connect_ray
+    from pipeline.runtime.pool import connect_ray
 
     connect_ray("", num_cpus=2, object_store_mb=100, token_file=tmp_path_factory.mktemp("ray") / "token")
     yield
@@ -155,16 +128,14 @@ async def harness_factory(tmp_path: Path):
     stack: list = []
 
     async def start(settings: Settings) -> Harness:
-        prepare_data_dir(settings)
-        db = await Database(settings.db_path).open()
-        await sync_packages(db, settings)
-        pipeline = running_pipeline(settings, db)
-        pool, dispatcher = await pipeline.__aenter__()
-        harness = Harness(client=None, db=db, settings=settings)  # type: ignore[arg-type]
-        app = make_app(
-            db, settings, queue_ready=lambda: harness.queue_open and pool.healthy(), on_enqueued=dispatcher.wake
+        harness = Harness(client=None, db=None, settings=settings)  # type: ignore[arg-type]
+        assembled = await assemble(
+            settings, queue_ready=lambda: harness.queue_open and assembled.readiness.queue_ready()
         )
-        client = TestClient(TestServer(app, host="127.0.0.1"))
+        db = harness.db = assembled.db
+        pipeline = running_pipeline(settings, db, assembled.metrics)
+        assembled.readiness.attach(*await pipeline.__aenter__())
+        client = TestClient(TestServer(assembled.app, host="127.0.0.1"))
         await client.start_server()
         harness.client = client
         stack.append((client, pipeline, db))

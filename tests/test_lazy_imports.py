@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
 
 
 def test_cli_and_api_import_without_heavy_libraries():
     code = (
-        "import sys, appliance.cli, api.app, appliance.server, pipeline.runner, pipeline.pool\n"
+        "import sys, appliance.cli, api.app, server.run, pipeline.runner, pipeline.runtime.pool\n"
         "heavy = [m for m in ('llama_cpp', 'onnxruntime', 'torch', 'ray', 'rapidocr_onnxruntime', 'cv2')"
         " if m in sys.modules]\n"
         "print(heavy); sys.exit(1 if heavy else 0)\n"

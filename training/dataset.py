@@ -54,7 +54,7 @@ def _engine(lang: str):
 _ENGINES: dict[str, object] = {}
 
 
-def _read(task: tuple) -> tuple:
+def read_task(task: tuple) -> tuple:
     """Worker: (key, bytes or path, is_pdf, use_text_layer, lang, cache) -> (key, DocumentText)."""
     key, payload, is_pdf, use_text_layer, lang, cache = task
     data = Path(payload).read_bytes() if isinstance(payload, str) else payload
@@ -143,7 +143,7 @@ def build(args) -> list[Example]:
     print(f"reading {len(tasks)} documents with {args.jobs} processes ...", flush=True)
     examples = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for done, (key, doc) in enumerate(pool.map(_read, tasks, chunksize=4), 1):
+        for done, (key, doc) in enumerate(pool.map(read_task, tasks, chunksize=4), 1):
             info = meta[key]
             if doc.text.strip():
                 examples.append(

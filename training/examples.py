@@ -1,9 +1,9 @@
 """Training examples for the extraction model: the pipeline's text of a document (prompt) and
 its ground truth written as the model must answer it (completion).
 
-A document is read exactly as the appliance reads it (``pipeline.text``: the PDF text layer,
+A document is read exactly as the appliance reads it (``pipeline.reading.text``: the PDF text layer,
 or OCR with the configured engine), so the model learns the text it will be served. The truth
-is turned into the answer format of ``pipeline.llm_extract``: each value *as printed* in that
+is turned into the answer format of ``pipeline.model.llm_extract``: each value *as printed* in that
 text (an amount or date is looked up among the document's printed amounts and dates; a name or
 address is matched to its OCR'd lines, fuzzily), and a value that cannot be found in the text
 is left out, so the model learns never to answer what the document does not show.
@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.document import DocumentText
-from pipeline.llm_extract import ANSWER_FIELDS, LINE_COLUMNS, build_prompt, format_answer, render_document
-from pipeline.parsers import find_amounts, find_dates, guess_dayfirst
+from pipeline.model.llm_extract import ANSWER_FIELDS, LINE_COLUMNS, build_prompt, format_answer, render_document
 from pipeline.schema import AMOUNT_FIELDS, DATE_FIELDS
+from pipeline.values.parsers import find_amounts, find_dates, guess_dayfirst
 
 _TEXT_FIELDS = ("vendor_name", "vendor_address", "customer_name", "payment_terms")
 _FUZZY_MIN = 0.8  # difflib ratio at which an OCR'd line is taken as the printed form of a text field
@@ -55,13 +55,14 @@ class Example:
 
 
 def read_document(data: bytes, *, is_pdf: bool, engine, use_text_layer: bool, dpi: int = 200) -> DocumentText:
-    """The pipeline's text of one document (bytes of a PDF or an image); ``engine`` is an OCR
-    engine (``models.registry.load_ocr``) used for pages without text."""
-    from pipeline.text import image_text, pdf_text
+    """The pipeline's text of one document (bytes of a PDF or an image), read by the appliance's
+    own reading step (``training.extraction.read_text``, up to 50 OCR'd pages); ``engine`` is an
+    OCR engine (``models.registry.load_ocr``) used for pages without text."""
+    from training.extraction import extractor, read_text
 
-    if is_pdf:
-        return pdf_text(data, lambda: engine, max_ocr_pages=50, dpi=dpi, use_text_layer=use_text_layer)
-    return image_text(data, lambda: engine)
+    return read_text(
+        extractor(ocr=engine, dpi=dpi), data, is_pdf=is_pdf, use_text_layer=use_text_layer, max_ocr_pages=50
+    )
 
 
 def cached_document(cache: Path | None, key: str, build) -> DocumentText:

@@ -21,10 +21,17 @@ numbers, ``null`` where the print does not show a value. Conventions chosen here
   printed but are no schema field; ``paid_amount``/``balance_amount`` stay null on receipts.
 
 Each document is first a ``Plan`` (everything it shows, from one seeded RNG); its truth and its
-PDF are both read off the plan. ``training.synth_locale`` holds the per-language labels, formats
-and catalogues, ``training.synth_render`` the page layouts. Uses fpdf2 and faker (the ``train``
-extra) and fonts: DejaVu (system, fonts-dejavu-core) for Latin text, Noto Sans/Serif SC (pip)
-for Chinese, Noto Sans Thai and Sarabun (pip) for Thai.
+PDF are both read off the plan. Who owns what (each module imports only those listed before it):
+
+- ``training.synth_locale``: the per-language labels, formats and catalogues, and the locale
+  value types a plan holds (``Country``, ``NumFmt``, ``Cur``).
+- ``training.synth_types``: the plan types (``Plan``, ``Party``, ``Item``, ``Totals``) and
+  ``line_tax``.
+- ``training.synth_render``: the page layouts.
+- this module: the seeded choices that fill a plan, its truth, ``SynthDoc``, scans, the command.
+
+Uses fpdf2 and faker (the ``train`` extra) and fonts: DejaVu (system, fonts-dejavu-core) for
+Latin text, Noto Sans/Serif SC (pip) for Chinese, Noto Sans Thai and Sarabun (pip) for Thai.
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ import json
 import os
 import random
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -67,12 +74,11 @@ from training.synth_locale import (
     D,
     NumFmt,
     faker_for,
-    fmt_date,
-    line_tax,
     make_tax_id,
     money,
 )
 from training.synth_render import render
+from training.synth_types import Item, Party, Plan, Totals, line_tax
 
 TRUTH_KEYS = (*HEADER_FIELDS, "line_items")  # the dataset truth files' keys, in order
 
@@ -101,91 +107,6 @@ class SynthDoc:
     kind: str
     truth: dict
     pdf: bytes
-
-
-@dataclass
-class Party:
-    name: str
-    lines: list[str]  # postal address, printed one per line
-    tax_id: str | None = None
-    email: str | None = None
-    phone: str | None = None
-    web: str | None = None
-    brand: str | None = None
-    tagline: str | None = None
-    reg_no: str | None = None  # company registration number (printed, no schema field)
-    bank: str | None = None
-
-
-@dataclass
-class Item:
-    description: str
-    qty: Decimal
-    unit: str | None
-    price: Decimal
-    disc_pct: Decimal
-    disc: Decimal
-    rate: Decimal
-    total: Decimal
-    sku: str | None
-
-
-@dataclass
-class Totals:
-    subtotal: Decimal = ZERO
-    disc_pct: Decimal = ZERO
-    discount: Decimal = ZERO
-    shipping: Decimal = ZERO
-    service_pct: Decimal = ZERO
-    service: Decimal = ZERO
-    taxes: list[tuple[Decimal, Decimal, Decimal]] = field(default_factory=list)  # (rate, base, tax)
-    tax: Decimal = ZERO
-    total: Decimal = ZERO  # what the document is for (after cash rounding on receipts)
-    rounding: Decimal = ZERO
-    paid: Decimal = ZERO
-    balance: Decimal | None = None
-    cash: Decimal | None = None
-    change: Decimal | None = None
-    inclusive: bool = False  # receipt prices include tax
-
-
-@dataclass
-class Plan:
-    """Everything one document shows; ``truth`` and every layout read it."""
-
-    stem: str
-    lang: str
-    kind: str
-    style: str  # "my" for Malaysian receipts, else lang
-    layout: str
-    rng: random.Random
-    country: Country
-    fmt: NumFmt
-    cur: Cur
-    label: dict[str, str]
-    units: dict[str, str]
-    number: str
-    issued: date
-    date_style: str
-    due: date | None = None
-    terms: str | None = None
-    vendor: Party | None = None
-    customer: Party | None = None
-    items: list[Item] = field(default_factory=list)
-    totals: Totals = field(default_factory=Totals)
-    cols: tuple[str, ...] = ()
-    show: dict[str, bool] = field(default_factory=dict)
-    meta: list[tuple[str, str]] = field(default_factory=list)
-    negative: bool = False  # credit note printed with negative amounts
-    fonts: dict[str, str] = field(default_factory=dict)
-
-    def d(self, day: date) -> str:
-        return fmt_date(day, self.date_style, self.lang)
-
-    def amt(self, value: Decimal, cur: bool = False) -> str:
-        """A printed amount (negated for a credit note printed negative), with the currency if ``cur``."""
-        text = self.fmt.num(-value if self.negative else value)
-        return self.cur.show(text) if cur else text
 
 
 def _weighted(rng: random.Random, table: tuple[tuple[object, float], ...]):
@@ -287,18 +208,27 @@ def _vendor(plan: Plan, fake) -> Party:
     return party
 
 
+# Domestic bank details where IBANs are not the custom: the template, and the lengths of the
+# digit groups it prints (taken in turn from 18 random digits).
+_ACCOUNT_FORMATS = {
+    "GB": ("Sort code {}-{}-{}, Account {}", (2, 2, 2, 8)),
+    "CN": ("中国工商银行上海分行 {} {} {} {}", (4, 4, 4, 4)),
+    "TH": ("ธนาคารกสิกรไทย {}-{}-{}-{}", (3, 1, 5, 1)),
+}
+_OTHER_ACCOUNT = ("Account {}, Routing {}", (10, 8))
+
+
 def _bank(rng: random.Random, code: str) -> str:
     digits = "".join(str(rng.randrange(10)) for _ in range(18))
     if code in ("DE", "AT", "FR", "BE", "NL", "ES", "IT", "IE", "CH"):
         iban = f"{'NL' if code == 'NL' else code}{rng.randrange(10, 99)}{digits}"
         return "IBAN " + " ".join(iban[i : i + 4] for i in range(0, len(iban), 4))
-    if code == "GB":
-        return f"Sort code {digits[:2]}-{digits[2:4]}-{digits[4:6]}, Account {digits[6:14]}"
-    if code == "CN":
-        return f"中国工商银行上海分行 {digits[:4]} {digits[4:8]} {digits[8:12]} {digits[12:16]}"
-    if code == "TH":
-        return f"ธนาคารกสิกรไทย {digits[:3]}-{digits[3]}-{digits[4:9]}-{digits[9]}"
-    return f"Account {digits[:10]}, Routing {digits[10:19]}"
+    template, lengths = _ACCOUNT_FORMATS.get(code, _OTHER_ACCOUNT)
+    groups, at = [], 0
+    for length in lengths:
+        groups.append(digits[at : at + length])
+        at += length
+    return template.format(*groups)
 
 
 def _my_shop_name(rng: random.Random) -> str:

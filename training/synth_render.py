@@ -2,6 +2,10 @@
 (classic, modern, business letter, right-aligned header, boxed, monospaced ERP print, Chinese
 fapiao) and narrow till receipts, over a small canvas with cached fonts. Reads a ``Plan`` and
 nothing else: the truth and the print come from the same plan.
+
+Owns only the rendering: the plan types (``Plan``, ``Party``, ``Item``) and ``line_tax`` come from
+``training.synth_types``, formatting helpers from ``training.synth_locale``; it never imports
+``training.synth``, which calls ``render``.
 """
 
 from __future__ import annotations
@@ -11,18 +15,9 @@ import textwrap
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from training.synth_locale import (
-    cny_upper,
-    faker_for,
-    line_tax,
-    make_tax_id,
-)
-
-if TYPE_CHECKING:
-    from training.synth import Item, Party, Plan
-
+from training.synth_locale import cny_upper, faker_for, make_tax_id
+from training.synth_types import Item, Party, Plan, line_tax
 
 _DEJAVU = Path("/usr/share/fonts/truetype/dejavu")
 

@@ -5,7 +5,7 @@
         [--max-steps N] [--holdout-fold 0]
 
 The base weights are the Q4_K_M GGUF that llama.cpp serves, loaded by transformers and
-dequantised (``training.export.load_base``), so the adapter is trained on exactly the weights
+dequantised (``training.adapter_gguf.load_base``), so the adapter is trained on exactly the weights
 it is applied to. LoRA (Hu et al. 2021, arXiv:2106.09685) on every attention and MLP
 projection; the 262k-token embedding (tied to the output layer) stays frozen. The loss is the
 cross-entropy of the answer tokens only; logits are computed for those positions alone (a
@@ -131,9 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     from peft import LoraConfig, get_peft_model
 
+    from training.adapter_gguf import load_base
     from training.dataset import fold_of
     from training.examples import read_jsonl
-    from training.export import load_base
 
     started = time.perf_counter()
     random.seed(args.seed)

@@ -184,7 +184,7 @@ async def invoice_page(request: web.Request, errors: list[str] | None = None, st
 
 def _field_errors(messages: list[str]) -> dict[str, list[str]]:
     """The validation errors that name a field (``subtotal``, ``line items``...), by field, so
-    that the page shows each beside the field it is about (pipeline.validate words them so)."""
+    that the page shows each beside the field it is about (pipeline.values.validate words them so)."""
     by_field: dict[str, list[str]] = {}
     for name in (*HEADER_FIELDS, "line_items"):
         words = name.replace("_", " ")

@@ -1,5 +1,5 @@
 """The pages of an uploaded document as the review page shows them, and the units its evidence
-boxes are in (``pipeline.evidence``: PDF points on a page read from its text layer, pixels of
+boxes are in (``pipeline.decision.evidence``: PDF points on a page read from its text layer, pixels of
 the image the pipeline OCR'd otherwise, at ``ocr.dpi`` for a scanned PDF page).
 
 PDF pages are rendered with pypdfium2 at ``VIEW_DPI`` under the process's pdfium lock; images
@@ -13,8 +13,8 @@ import io
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.pdfium_lock import PDFIUM_LOCK
-from pipeline.text import is_scan, text_layer_page
+from pipeline.reading.pdfium_lock import PDFIUM_LOCK
+from pipeline.reading.text import is_scan, text_layer_page
 
 VIEW_DPI = 110  # readable at a laptop's width, a few hundred KB per page
 

@@ -7,8 +7,8 @@ import json
 from aiohttp import web
 from aiohttp_apigami import docs, json_schema
 
+from api.app_keys import BILLING, DB, SETTINGS, TENANT
 from api.docs import PAYMENT_503, SECURITY, errors
-from api.keys import BILLING, DB, SETTINGS, TENANT
 from api.schemas import (
     BalanceSchema,
     CheckoutRequestSchema,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from api.app_keys import READINESS
 from api.errors import error_body
-from api.keys import READINESS
 
 routes = web.RouteTableDef()
 

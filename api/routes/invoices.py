@@ -8,8 +8,8 @@ from aiohttp import web
 from aiohttp.helpers import ETAG_ANY
 from aiohttp_apigami import docs
 
+from api.app_keys import DB, ON_ENQUEUED, QUEUE_READY, SETTINGS, TENANT
 from api.docs import SECURITY, errors
-from api.keys import DB, ON_ENQUEUED, QUEUE_READY, SETTINGS, TENANT
 from api.schemas import (
     ETAG_HEADER,
     IDEMPOTENCY_HEADER,
@@ -22,6 +22,7 @@ from api.schemas import (
     PreparedUploadSchema,
     UploadAcceptedSchema,
 )
+from api.uploads import received
 from appliance import idempotency, invoices, uploads
 from appliance.changes import RECHECK_SECONDS
 from appliance.errors import BadRequest
@@ -44,7 +45,7 @@ async def _accept(request: web.Request, slot: str | None) -> web.Response:
         if slot is not None:
             invoice_id = await invoices.check_slot(app[DB], tenant.id, slot)
         await invoices.check_balance(app[DB], tenant.id, app[SETTINGS].credits.cost_per_invoice)
-    async with uploads.received(request, app[SETTINGS], tenant.id) as (upload, vendor_text):
+    async with received(request, app[SETTINGS], tenant.id) as (upload, vendor_text):
         claim = None
         if key:
             claim = idempotency.Claim(
@@ -71,7 +72,13 @@ async def _accept(request: web.Request, slot: str | None) -> web.Response:
     return _accepted(body)
 
 
+def invoice_url(invoice_id: str) -> str:
+    """Where a client polls an invoice (spec 2.7's ``statusUrl``, the ``Location`` of a 202)."""
+    return f"/api/v1/invoices/{invoice_id}"
+
+
 def _accepted(body: dict, replayed: bool = False) -> web.Response:
+    body = {**body, "statusUrl": invoice_url(body["invoice"]["id"])}
     headers = {"Location": body["statusUrl"]}
     if replayed:
         headers[idempotency.REPLAYED_HEADER] = "true"
@@ -94,7 +101,7 @@ async def prepare_upload(request: web.Request) -> web.Response:
     return web.json_response(
         {"invoiceId": invoice_id, "processingStatus": ProcessingStatus.QUEUED},
         status=202,
-        headers={"Location": f"/api/v1/invoices/{invoice_id}"},
+        headers={"Location": invoice_url(invoice_id)},
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from api.keys import BILLING, METRICS
+from api.app_keys import BILLING, METRICS
 from appliance.errors import ApplianceError
 
 routes = web.RouteTableDef()

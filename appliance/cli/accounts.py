@@ -5,7 +5,9 @@ command parses its arguments and calls ``appliance.tenants``, ``appliance.ledger
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -16,6 +18,39 @@ from appliance.settings import Settings
 @click.group()
 def tenant() -> None:
     """Tenants (workspaces)."""
+
+
+@click.group()
+def key() -> None:
+    """API keys: one active key per tenant."""
+
+
+@click.group()
+def credits() -> None:
+    """The credit ledger."""
+
+
+@click.group()
+def vendor() -> None:
+    """Vendors of a tenant (``vendorId`` on upload)."""
+
+
+@click.group()
+def user() -> None:
+    """People who review invoices in the browser (/review); API clients use keys instead."""
+
+
+ACCOUNT_GROUPS = (tenant, key, credits, vendor, user)
+
+
+def _echo_rows(rows: list[dict], as_json: bool, line: Callable[[dict], str], **dumps: Any) -> None:
+    """A listing: ``rows`` as indented JSON (``dumps``: more json.dumps options), else one
+    ``line(row)`` per row."""
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, **dumps))
+        return
+    for row in rows:
+        click.echo(line(row))
 
 
 @tenant.command("create")
@@ -47,11 +82,6 @@ def tenant_update(settings: Settings, tenant_id: str, company_name: str | None, 
     click.echo(f"tenant {tenant_id} updated")
 
 
-@click.group()
-def key() -> None:
-    """API keys: one active key per tenant."""
-
-
 @key.command("rotate")
 @click.argument("tenant_id")
 @click.option("--json", "as_json", is_flag=True)
@@ -77,11 +107,6 @@ def key_revoke(settings: Settings, tenant_id: str) -> None:
     click.echo(f"revoked {count} key(s) of tenant {tenant_id}")
 
 
-@click.group()
-def credits() -> None:
-    """The credit ledger."""
-
-
 @credits.command("grant")
 @click.argument("tenant_id")
 @click.argument("amount", type=int)
@@ -94,11 +119,6 @@ def credits_grant(settings: Settings, tenant_id: str, amount: int, note: str | N
 
     balance = with_db(settings, lambda db: grant(db, parse_uuid(tenant_id) or tenant_id, amount, note))
     click.echo(f"tenant {tenant_id}: balance {balance}")
-
-
-@click.group()
-def vendor() -> None:
-    """Vendors of a tenant (``vendorId`` on upload)."""
 
 
 @vendor.command("add")
@@ -129,15 +149,14 @@ def vendor_list(settings: Settings, tenant_id: str, as_json: bool) -> None:
     """The tenant's vendors: id, name, tax id, template, invoices seen."""
     from appliance.vendors import list_vendors
 
-    rows = with_db(settings, lambda db: list_vendors(db, tenant_id))
-    if as_json:
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
-        return
-    for row in rows:
-        click.echo(
-            f"{row['id']}  {row['name']}  tax_id={row['tax_id'] or '-'}  "
-            f"template={row['template_name'] or '-'}  invoices={row['invoices']}"
-        )
+    _echo_rows(with_db(settings, lambda db: list_vendors(db, tenant_id)), as_json, _vendor_line, ensure_ascii=False)
+
+
+def _vendor_line(row: dict) -> str:
+    return (
+        f"{row['id']}  {row['name']}  tax_id={row['tax_id'] or '-'}  "
+        f"template={row['template_name'] or '-'}  invoices={row['invoices']}"
+    )
 
 
 @vendor.command("show")
@@ -148,11 +167,6 @@ def vendor_show(settings: Settings, vendor_id: str) -> None:
     from appliance.vendors import show_vendor
 
     click.echo(json.dumps(with_db(settings, lambda db: show_vendor(db, vendor_id)), indent=2, ensure_ascii=False))
-
-
-@click.group()
-def user() -> None:
-    """People who review invoices in the browser (/review); API clients use keys instead."""
 
 
 @user.command("add")
@@ -180,13 +194,12 @@ def user_list(settings: Settings, tenant_id: str | None, as_json: bool) -> None:
     """Users: e-mail, role, tenant, disabled or locked."""
     from appliance.users import list_users
 
-    rows = with_db(settings, lambda db: list_users(db, tenant_id))
-    if as_json:
-        click.echo(json.dumps(rows, indent=2))
-        return
-    for row in rows:
-        state = "disabled" if row["disabled"] else "locked" if row["locked"] else "active"
-        click.echo(f"{row['email']}  {row['role']}  tenant={row['tenantId']}  {state}")
+    _echo_rows(with_db(settings, lambda db: list_users(db, tenant_id)), as_json, _user_line)
+
+
+def _user_line(row: dict) -> str:
+    state = "disabled" if row["disabled"] else "locked" if row["locked"] else "active"
+    return f"{row['email']}  {row['role']}  tenant={row['tenantId']}  {state}"
 
 
 @user.command("disable")
@@ -208,6 +221,3 @@ def user_reset_password(settings: Settings, email: str) -> None:
     from appliance.users import reset_password
 
     click.echo(f"password (shown once): {with_db(settings, lambda db: reset_password(db, email))}")
-
-
-ACCOUNT_GROUPS = (tenant, key, credits, vendor, user)

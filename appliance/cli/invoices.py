@@ -111,8 +111,8 @@ def training() -> None:
 @click.pass_obj
 def training_export(settings, out: Path, tenant_id: str | None, since: str | None) -> None:
     """Write the approved invoices (file, corrected data, text read) into OUT for retraining."""
+    from appliance.approved_export import export_reviewed
     from appliance.tenants import parse_uuid
-    from appliance.training_export import export_reviewed
 
     if since is not None:
         import datetime as dt

@@ -77,7 +77,7 @@ def config_show(ctx: click.Context, as_json: bool) -> None:
 @click.pass_obj
 def serve(settings: Settings, host: str | None, port: int | None) -> None:
     """Run the API, the dispatcher and the extraction pool."""
-    from appliance.server import serve as run_server
+    from server.run import serve as run_server
 
     asyncio.run(run_server(settings, host or settings.server.host, port or settings.server.port))
 

@@ -18,14 +18,14 @@ from pathlib import Path
 from appliance import invoices, vendors
 from appliance.db import Database
 from appliance.queue import jobs
+from appliance.queue.retry import RetryPolicy
 from appliance.settings import Settings
 from pipeline.context import JobContext
 from pipeline.errors import OcrBusy, TemporaryError
-from pipeline.pool import start_pool
-from pipeline.schema import ProcessingStatus
+from pipeline.result import ExtractionResult
+from pipeline.runtime.pool import start_pool
 
 log = logging.getLogger(__name__)
-MAX_BACKOFF_SECONDS = 60.0
 
 
 async def start_worker_pool(settings: Settings):
@@ -139,7 +139,9 @@ class Dispatcher:
             (job.id, job.invoice_id),
         )
         if row is None:
-            await invoices.record_result(self.db, job.id, job.invoice_id, _failed("the stored file is missing"))
+            await invoices.record_result(
+                self.db, job.id, job.invoice_id, ExtractionResult.failed("the stored file is missing")
+            )
             return
         ctx = JobContext(
             job.invoice_id,
@@ -171,29 +173,17 @@ class Dispatcher:
         self._progressed()
         await invoices.record_result(self.db, job.id, job.invoice_id, result)
         self._observe("job_result", result)
-        log.info("job %s invoice %s: %s", job.id, job.invoice_id, result["processing_status"])
+        log.info("job %s invoice %s: %s", job.id, job.invoice_id, result.processing_status)
 
     async def _retry(self, job: jobs.LeasedJob, error: str, *, busy: bool) -> None:
-        queue = self.settings.queue
-        if not busy and job.attempts >= queue.max_attempts:
+        policy = RetryPolicy.of(self.settings.queue)
+        if not busy and policy.gives_up(job.attempts):
             log.warning("job %s: giving up after %d attempts: %s", job.id, job.attempts, error)
-            failed = _failed(f"{error} (after {job.attempts} attempts)")
+            failed = ExtractionResult.failed(f"{error} (after {job.attempts} attempts)")
             await invoices.record_result(self.db, job.id, job.invoice_id, failed)
             self._observe("job_result", failed)
             return
-        tries = job.busy_retries if busy else job.attempts
-        delay = min(MAX_BACKOFF_SECONDS, queue.backoff_seconds * (2 ** min(tries, 10)))
-        if busy:
-            delay = min(delay, queue.backoff_seconds * 4)  # busy clears as soon as one OCR finishes
+        delay = policy.delay(job.busy_retries if busy else job.attempts, busy=busy)
         log.info("job %s: retry in %.1f s: %s", job.id, delay, error)
         await jobs.retry_later(self.db, job, delay, error, busy=busy)
         self._observe("job_retry", "busy" if busy else "error")
-
-
-def _failed(message: str) -> dict:
-    return {
-        "data": None,
-        "processing_status": ProcessingStatus.FAILED,
-        "processing_error": message,
-        "validation_errors": [],
-    }

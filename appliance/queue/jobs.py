@@ -132,11 +132,3 @@ async def finish(conn, job_id: str, error: str | None = None) -> None:
         "UPDATE jobs SET state = 'done', lease_until = NULL, last_error = ?, updated_at = ? WHERE id = ?",
         (error, utcnow(), job_id),
     )
-
-
-async def next_due_in(db: Database) -> float | None:
-    """Seconds until the next queued job becomes available (0 if one is due), None if none queued."""
-    row = await db.fetchone("SELECT MIN(available_at) AS t FROM jobs WHERE state = 'queued'")
-    if row is None or row["t"] is None:
-        return None
-    return max(0.0, row["t"] - time.time())

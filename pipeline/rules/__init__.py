@@ -8,7 +8,7 @@ dates, terms, currency), ``parties`` and ``vendor`` (vendor and customer names, 
 ``address`` (vendor address), ``country`` (the country evidence behind a currency),
 ``identifiers`` (check digits of VAT ids and IBANs), ``amounts`` (totals chosen by their
 arithmetic) and ``lines`` (line-item tables). Printed values become data through
-``pipeline.parsers``. The rules are the main extractor; a small LLM only fills what they leave
+``pipeline.values.parsers``. The rules are the main extractor; a small LLM only fills what they leave
 open.
 
 Pure extraction: imports only ``pipeline`` modules and the value libraries; must not import
@@ -20,8 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pipeline.document import DocumentText
-from pipeline.money import cents
-from pipeline.parsers import find_dates, guess_dayfirst
 from pipeline.rules.address import find_address
 from pipeline.rules.amounts import amount_candidates, choose_amounts, is_credit_note, unsign_credit_note
 from pipeline.rules.header import find_currency, find_date_fields, find_invoice_number, find_terms
@@ -29,6 +27,8 @@ from pipeline.rules.layout import TextLine, annotate, build_lines
 from pipeline.rules.lines import find_line_items
 from pipeline.rules.parties import customer_zone, find_customer, find_email, find_tax_id, find_vendor
 from pipeline.schema import AMOUNT_FIELDS
+from pipeline.values.money import cents
+from pipeline.values.parsers import find_dates, guess_dayfirst
 
 __all__ = ["RulesResult", "extract_rules"]
 

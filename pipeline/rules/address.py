@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from pipeline.parsers import find_dates
 from pipeline.rules.labels import COUNTRY_RE, EMAIL_RE, PHONE_RE, POSTCODE_RE
 from pipeline.rules.layout import TextLine, block_below, find_labels, strip_label_prefix
+from pipeline.values.parsers import find_dates
 
 _ADDRESS_LABEL_RE = re.compile(
     r"^\s*(?:anschrift|address|adresse|adres|direcci[oó]n|indirizzo|alamat|地址)\s*:\s*", re.I

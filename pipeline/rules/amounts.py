@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from pipeline.money import agree, cash_rounded, cents, same_amount
-from pipeline.parsers import AmountMatch
 from pipeline.rules.layout import LabelHit, TextLine, below_lines, overlaps_box, reading_order, region_end
 from pipeline.schema import AMOUNT_FIELDS
+from pipeline.values.money import agree, cash_rounded, cents, same_amount
+from pipeline.values.parsers import AmountMatch
 
 
 @dataclass

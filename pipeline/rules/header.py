@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-from pipeline.parsers import detect_currency, find_dates
 from pipeline.rules.country import currency_from_country
 from pipeline.rules.labels import ID_TOKEN_RE, PHONE_RE
 from pipeline.rules.layout import (
@@ -22,6 +21,7 @@ from pipeline.rules.layout import (
     section_starts,
     value_text,
 )
+from pipeline.values.parsers import detect_currency, find_dates
 
 
 def _id_from(text: str) -> str | None:

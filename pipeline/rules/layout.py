@@ -3,7 +3,7 @@
 This module owns ``TextLine`` (a page line with word spans and the labels, amounts and dates
 found on it), finding the value right of or below a label, cells of a line (words split at
 wide gaps) and blocks of lines below a heading. Boxes are ``(x0, y0, x1, y1)``, y downwards.
-It imports only ``pipeline.document``, ``pipeline.parsers``, ``pipeline.rules.labels``,
+It imports only ``pipeline.document``, ``pipeline.values.parsers``, ``pipeline.rules.labels``,
 ``pipeline.rules.ocr`` (words of OCR'd pages are repaired here) and the standard library;
 pipeline must not import ``api`` or ``appliance``.
 """
@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from pipeline.document import DocumentText
-from pipeline.parsers import find_amounts, find_dates
 from pipeline.rules.labels import LABEL_RES
 from pipeline.rules.ocr import fix_ocr_word, prints_dollars
+from pipeline.values.parsers import find_amounts, find_dates
 
 
 @dataclass

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from pipeline.money import agree
 from pipeline.rules.layout import TextLine
+from pipeline.values.money import agree
 
 _COLS = {
     "description": r"description|desc\.?|item|article|artikel|omschrijving|beschreibung|bezeichnung|d[ée]signation"

@@ -1,0 +1,46 @@
+"""What /proc says about a process tree: the process and all its descendants (Ray's raylet and
+workers included), and their memory summed over the tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def process_tree(root_pid: int) -> set[int]:
+    """``root_pid`` and all its descendants, from the parent ids in /proc/*/stat."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(stat.parent.name))
+    tree, stack = set(), [root_pid]
+    while stack:
+        pid = stack.pop()
+        if pid not in tree:
+            tree.add(pid)
+            stack.extend(children.get(pid, []))
+    return tree
+
+
+def _tree_sum_kb(root_pid: int, file: str, field: str) -> int:
+    """Sum over the tree of ``field`` (in kB) of /proc/PID/``file``; a process gone meanwhile counts 0."""
+    total = 0
+    for pid in process_tree(root_pid):
+        try:
+            text = Path(f"/proc/{pid}/{file}").read_text()
+        except OSError:
+            continue
+        total += next((int(line.split()[1]) for line in text.splitlines() if line.startswith(field)), 0)
+    return total
+
+
+def tree_pss_kb(root_pid: int) -> int:
+    """Sum of PSS (kB) over ``root_pid`` and all its descendants."""
+    return _tree_sum_kb(root_pid, "smaps_rollup", "Pss:")
+
+
+def tree_rss_mb(root_pid: int) -> float:
+    """Resident MB of ``root_pid`` and all its descendants."""
+    return _tree_sum_kb(root_pid, "status", "VmRSS:") / 1024

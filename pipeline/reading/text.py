@@ -1,0 +1,175 @@
+"""Text of a document: the PDF text layer when a page has one, OCR otherwise.
+
+Pages are rendered with pypdfium2 (at ``dpi``) only when their text layer holds fewer than
+``min_chars`` characters: a scan, or a page whose text is drawn as vector art. At most
+``max_ocr_pages`` pages are OCR'd (OCR_MAX_PDF_PAGES, spec section 8); the rest are skipped and
+counted. Images (JPEG, PNG) are always OCR'd.
+"""
+
+from __future__ import annotations
+
+import io
+import unicodedata
+
+from pipeline.document import DocumentText, Line, Page, Word
+from pipeline.reading.pdfium_lock import PDFIUM_LOCK
+
+MIN_TEXT_LAYER_CHARS = 20  # measurements.md: fewer characters than this is a scan
+
+
+class UnreadableDocument(ValueError):
+    """The file cannot be opened as the type its magic bytes claim (corrupt, encrypted)."""
+
+
+def group_lines(segments: list[tuple[str, tuple[float, float, float, float], float | None]]) -> list[Line]:
+    """Group word or segment boxes into visual lines, top to bottom and left to right.
+
+    ``segments`` are ``(text, (x0, y0, x1, y1), confidence)`` with y growing downwards. Two
+    segments share a line when their vertical extents overlap by more than half the smaller height.
+    """
+    rows: list[list] = []
+    for seg in sorted(segments, key=lambda s: ((s[1][1] + s[1][3]) / 2, s[1][0])):
+        _, (x0, y0, x1, y1), _ = seg
+        for row in rows:
+            ry0 = min(s[1][1] for s in row)
+            ry1 = max(s[1][3] for s in row)
+            overlap = min(y1, ry1) - max(y0, ry0)
+            if overlap > 0.5 * min(y1 - y0, ry1 - ry0):
+                row.append(seg)
+                break
+        else:
+            rows.append([seg])
+    lines = []
+    for row in rows:
+        row.sort(key=lambda s: s[1][0])
+        words = tuple(Word(t, b, c) for t, b, c in row)
+        confs = [c for _, _, c in row if c is not None]
+        bbox = (
+            min(s[1][0] for s in row),
+            min(s[1][1] for s in row),
+            max(s[1][2] for s in row),
+            max(s[1][3] for s in row),
+        )
+        lines.append(Line(" ".join(w.text for w in words), bbox, words, sum(confs) / len(confs) if confs else None))
+    lines.sort(key=lambda line: (line.bbox[1], line.bbox[0]))
+    return lines
+
+
+def text_layer_words(textpage, height: float) -> list[tuple[str, tuple[float, float, float, float], None]]:
+    """Words of a pdfium text page from its character stream, boxes in points with a top-left origin.
+
+    A word ends at a whitespace character (pdfium generates those between words) or where the
+    gap to the next character is wider than half the character height, or where the line changes.
+    """
+    words: list = []
+    chars: list[tuple[str, tuple[float, float, float, float]]] = []
+
+    def flush() -> None:
+        if chars:
+            text = unicodedata.normalize("NFKC", "".join(c for c, _ in chars)).strip()
+            if text:
+                box = (
+                    min(b[0] for _, b in chars),
+                    min(b[1] for _, b in chars),
+                    max(b[2] for _, b in chars),
+                    max(b[3] for _, b in chars),
+                )
+                words.append((text, box, None))
+            chars.clear()
+
+    for index in range(textpage.count_chars()):
+        char = textpage.get_text_range(index, 1)
+        if not char or char.isspace() or char == "\ufffe":
+            flush()
+            continue
+        left, bottom, right, top = textpage.get_charbox(index)
+        box = (left, height - top, right, height - bottom)
+        if chars:
+            prev = chars[-1][1]
+            size = max(prev[3] - prev[1], box[3] - box[1], 1.0)
+            centre_shift = abs((prev[1] + prev[3]) / 2 - (box[1] + box[3]) / 2)
+            if box[0] - prev[2] > 0.5 * size or box[0] < prev[0] - 0.5 * size or centre_shift > 0.6 * size:
+                flush()
+        chars.append((char, box))
+    flush()
+    return words
+
+
+def text_layer_page(page, number: int) -> Page:
+    """Read one pypdfium2 page's text layer into a Page of lines (boxes in PDF points, top-left origin)."""
+    width, height = page.get_size()
+    textpage = page.get_textpage()
+    try:
+        words = text_layer_words(textpage, height)
+    finally:
+        textpage.close()
+    return Page(number, width, height, tuple(group_lines(words)), "text_layer")
+
+
+def is_scan(page: Page | None) -> bool:
+    """Whether a page's text layer (``text_layer_page``) is too thin to read from, so that the
+    page is OCR'd instead: fewer than MIN_TEXT_LAYER_CHARS characters, or none at all."""
+    return page is None or sum(len(line.text) for line in page.lines) < MIN_TEXT_LAYER_CHARS
+
+
+def ocr_page(image, number: int, engine) -> Page:
+    """OCR one PIL image with ``engine`` (models.ocr.OcrEngine) into a Page (pixel boxes)."""
+    segments = [(line.text, line.bbox, line.confidence) for line in engine.recognize(image)]
+    return Page(number, float(image.width), float(image.height), tuple(group_lines(segments)), "ocr")
+
+
+def pdf_text(
+    data: bytes, engine_factory, *, max_ocr_pages: int, dpi: int = 200, use_text_layer: bool = True
+) -> DocumentText:
+    """Text of a PDF given as bytes. ``engine_factory()`` returns the OCR engine, called only if needed.
+
+    Raises UnreadableDocument for a corrupt or password-protected PDF.
+    """
+    import pypdfium2 as pdfium
+
+    with PDFIUM_LOCK:  # pdfium is not thread-safe (pipeline.reading.pdfium_lock); OCR runs outside the lock
+        try:
+            pdf = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as exc:
+            raise UnreadableDocument(f"the PDF cannot be read: {exc}") from exc
+        count = len(pdf)
+    doc = DocumentText()
+    ocr_done = 0
+    try:
+        for index in range(count):
+            image = None
+            with PDFIUM_LOCK:
+                page = pdf[index]
+                try:
+                    result = text_layer_page(page, index + 1) if use_text_layer else None
+                    scanned = is_scan(result)
+                    if scanned and ocr_done < max_ocr_pages:
+                        image = page.render(scale=dpi / 72).to_pil()
+                finally:
+                    page.close()
+            if scanned and image is None:
+                doc.skipped_pages += 1
+                continue
+            if image is not None:
+                engine = engine_factory()
+                result = ocr_page(image, index + 1, engine)
+                doc.ocr_engine = engine.name
+                ocr_done += 1
+            doc.pages.append(result)
+    finally:
+        with PDFIUM_LOCK:
+            pdf.close()
+    return doc
+
+
+def image_text(data: bytes, engine_factory) -> DocumentText:
+    """OCR a JPEG or PNG given as bytes. Raises UnreadableDocument when it does not decode."""
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    try:
+        image = Image.open(io.BytesIO(data))
+        image = ImageOps.exif_transpose(image).convert("RGB")
+    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
+        raise UnreadableDocument(f"the image cannot be decoded: {exc}") from exc
+    engine = engine_factory()
+    return DocumentText(pages=[ocr_page(image, 1, engine)], ocr_engine=engine.name)

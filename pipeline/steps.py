@@ -1,0 +1,427 @@
+"""Extraction as declared steps (STYLE.md 3, DESIGN.md "one declared list of steps"): ``STEPS``
+is the whole pipeline of one document, in order, and ``run_steps`` walks it.
+
+Every step reads and fills one ``Work`` (the document so far) and may end the run: it sets
+``work.result`` (tier 0 found the e-invoice) or raises ``Stop`` (the document cannot be
+extracted: a failed result). A step runs only when its ``when`` holds; a value proposer
+(``source``: template, rules, model) runs only when ``JobContext.sources`` lists it. The runner
+is the one place that times steps (``ExtractionResult.timings``, seconds per ``timing`` key),
+turns a ``Stop`` into a failed result and keeps going past an ``optional`` step that crashed
+(the model: its crash must not lose the rules' fields). ``pipeline.errors.TemporaryError``
+always escapes, for the queue to retry.
+
+Calibration and training run these same steps (``pipeline.runner.Extractor.work``), with a
+document's text or the model's answers given in advance (a step whose output is already in
+``work`` does not run again) and with proposers switched off, never a copy of them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pipeline.context import JobContext, ModelConfig
+from pipeline.decision.arbitrate import (
+    ArbiterTable,
+    Decision,
+    arbitrate,
+    choose_lines,
+    evidence_tags,
+    key_field_reasons,
+    lines_settled,
+)
+from pipeline.decision.evidence import build_evidence
+from pipeline.document import DocumentText
+from pipeline.einvoice.print_check import print_disagreements
+from pipeline.einvoice.reader import EInvoice, EInvoiceError, read_einvoice
+from pipeline.errors import OcrBusy, TemporaryError
+from pipeline.model.llm_extract import LlmAnswer, llm_header, llm_lines
+from pipeline.reading.sniff import PDF, sniff
+from pipeline.reading.text import UnreadableDocument, image_text, pdf_text
+from pipeline.result import ExtractionResult
+from pipeline.rules import RulesResult, extract_rules
+from pipeline.schema import HEADER_FIELDS, ProcessingStatus, Source
+from pipeline.templates.invoice2data import TemplateError, TemplateResult, apply_template, layout_text, load_template
+from pipeline.values import normalise
+from pipeline.values.validate import validate, validate_einvoice
+
+log = logging.getLogger(__name__)
+
+
+class OcrGate(Protocol):
+    """``ocr.concurrency`` slots (spec 8: busy OCR is a temporary error): ``pipeline.runtime``
+    gives a thread-safe one or a Ray actor's; a step takes one only when a page needs OCR."""
+
+    def try_acquire(self) -> bool: ...
+
+    def release(self) -> None: ...
+
+
+@dataclass
+class Kit:
+    """What the steps run with, loaded once per worker: ``ocr`` (a ``models.ocr.OcrEngine``),
+    ``llm`` (a ``models.llm.LlmBackend``, None when ``llm.enabled`` is false), the fitted
+    ``arbiter`` table, the ``gate`` for OCR slots and the ``models`` settings (dpi, max tokens)."""
+
+    models: ModelConfig
+    ocr: Any
+    llm: Any
+    arbiter: ArbiterTable
+    gate: OcrGate
+
+
+@dataclass
+class Work:
+    """One document on its way through the steps; each step fills its part.
+
+    ``media_type`` (sniff), ``xml_note`` (why embedded XML was not used, for ``routingReason``),
+    ``doc`` (the text of every page), ``template`` with ``vendor_id`` and ``template_note`` (tier
+    1), ``rules`` (tier 2's layout rules), ``answer`` (the model's), ``decisions`` (per header
+    field), ``lines_from`` (index of the chosen line-item candidate: 0 template, 1 rules, 2
+    model, -1 none), ``result`` (set by the step that ends the run), ``timings`` (seconds per
+    timing key), ``ran`` (names of the steps the runner entered, in order)."""
+
+    ctx: JobContext
+    data: bytes = b""
+    media_type: str | None = None
+    xml_note: str | None = None
+    doc: DocumentText | None = None
+    template: TemplateResult | None = None
+    vendor_id: str | None = None
+    template_note: str = "no vendor template"
+    rules: RulesResult | None = None
+    answer: LlmAnswer | None = None
+    decisions: dict[str, Decision] | None = None
+    result: ExtractionResult | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    ran: list[str] = field(default_factory=list)
+
+
+class Stop(Exception):
+    """The document cannot be extracted: the run ends with a failed result whose
+    ``processingError`` is the message (and ``routingReason`` the given one)."""
+
+    def __init__(self, message: str, routing_reason: str | None = None) -> None:
+        super().__init__(message)
+        self.routing_reason = routing_reason
+
+
+def _always(work: Work) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: ``run(work, kit)`` when ``when(work)``. ``timing``: the key of
+    ``ExtractionResult.timings`` its seconds add to (None: untimed); ``source``: the value
+    proposer of ``JobContext.sources`` that switches it off; ``optional``: a crash (other than a
+    TemporaryError) is logged and the run goes on without this step's output."""
+
+    name: str
+    run: Callable[[Work, Kit], None]
+    when: Callable[[Work], bool] = _always
+    timing: str | None = None
+    source: str | None = None
+    optional: bool = False
+
+
+# -- the steps ----------------------------------------------------------------------------------
+
+
+def sniff_step(work: Work, kit: Kit) -> None:
+    """The file type by its magic bytes (``pipeline.reading.sniff``); anything else fails."""
+    work.media_type = sniff(work.data[:1024])
+    if work.media_type is None:
+        raise Stop("Unsupported file type")
+
+
+def _tier0_applies(work: Work) -> bool:
+    return work.media_type == PDF and not work.ctx.visual_only and work.ctx.force_tier in (None, 0)
+
+
+def einvoice_step(work: Work, kit: Kit) -> None:
+    """Tier 0: a PDF with embedded CII/UBL XML is read from the XML, exactly, with no OCR and no
+    model (``pipeline.einvoice``). Its validation is EN 16931's arithmetic, plus each key field
+    where the visible text layer really disagrees with the XML (``print_check``). Unreadable XML
+    leaves a note and the print is read instead."""
+    try:
+        found = read_einvoice(work.data)
+    except EInvoiceError as exc:  # unreadable XML: the print still has the invoice
+        work.xml_note = f"embedded e-invoice XML unreadable ({exc})"
+        return
+    if found is not None:
+        work.result = einvoice_result(found, pdf_text(work.data, _no_ocr, max_ocr_pages=0))
+
+
+def einvoice_result(found: EInvoice, doc: DocumentText) -> ExtractionResult:
+    """The tier-0 result of an e-invoice read from its XML, checked against its print ``doc``
+    (the text layer only, never OCR)."""
+    data_out = normalise.data(found.fields, found.line_items, doc.text)
+    errors = validate_einvoice(data_out, found.rounding) + print_disagreements(found.fields, doc)
+    profile = f", profile {found.profile}" if found.profile else ""
+    return ExtractionResult(
+        data=data_out,
+        processing_status=ProcessingStatus.NEEDS_REVIEW if errors else ProcessingStatus.COMPLETED,
+        validation_errors=errors,
+        extraction_tier=0,
+        extraction_provider=f"einvoice-{found.syntax.lower()}",
+        routing_reason=f"embedded e-invoice XML {found.xml_name or ''} ({found.syntax}{profile})",
+        field_sources={name: Source.EINVOICE for name in HEADER_FIELDS if data_out.get(name) is not None},
+        evidence=build_evidence(data_out, doc=doc, default_source=Source.EINVOICE, errors=errors),
+    )
+
+
+def tier0_forced_step(work: Work, kit: Kit) -> None:
+    """A reprocess forced to tier 0 never falls through to OCR, templates or the model."""
+    raise Stop(f"Tier 0 forced, but {work.xml_note or 'the document embeds no e-invoice XML'}", "tier 0 forced")
+
+
+def read_text_step(work: Work, kit: Kit) -> None:
+    """The text of every page: the PDF text layer, or OCR (``pipeline.reading.text``). An OCR
+    slot is taken only when a page needs OCR: OcrBusy when none is free, TemporaryError when
+    memory runs out; a document with no text fails."""
+    held = False
+
+    def engine():
+        nonlocal held
+        if not held:
+            if not kit.gate.try_acquire():
+                raise OcrBusy("OCR stage busy (ocr.concurrency in use); retry later")
+            held = True
+        return kit.ocr
+
+    ctx = work.ctx
+    try:
+        if work.media_type == PDF:
+            work.doc = pdf_text(
+                work.data,
+                engine,
+                max_ocr_pages=ctx.max_ocr_pages,
+                dpi=kit.models.dpi,
+                use_text_layer=not ctx.visual_only,
+            )
+        else:
+            work.doc = image_text(work.data, engine)
+    except UnreadableDocument as exc:
+        raise Stop(str(exc)) from exc
+    except MemoryError as exc:
+        raise TemporaryError("out of memory while reading the document") from exc
+    finally:
+        if held:
+            kit.gate.release()
+    if not work.doc.text.strip():
+        raise Stop("No text could be read from the document")
+
+
+def template_step(work: Work, kit: Kit) -> None:
+    """Tier 1: the first vendor template that applies, the upload's vendor first (forced), then
+    every template of the tenant whose keywords match. A broken template is skipped, never
+    fatal."""
+    ctx = work.ctx
+    work.template_note = f"no vendor template applied ({len(ctx.templates)} tried)"
+    text = layout_text(work.doc)  # rendered once for every template tried
+    for vendor_id, yaml_text in sorted(ctx.templates, key=lambda t: t[0] != ctx.vendor_id):
+        forced = vendor_id == ctx.vendor_id
+        try:
+            found = apply_template(load_template(yaml_text, f"vendor-{vendor_id}"), work.doc, forced=forced, text=text)
+        except TemplateError as exc:
+            log.warning("vendor %s: %s", vendor_id, exc)
+            continue
+        if found is not None:
+            work.template, work.vendor_id = found, vendor_id
+            work.template_note = "vendorId given on upload" if forced else "template keywords matched"
+            return
+
+
+def tier1_forced_step(work: Work, kit: Kit) -> None:
+    """A reprocess forced to tier 1 fails when no vendor template applies."""
+    raise Stop(f"Tier 1 forced, but no vendor template applies ({_template_note(work)})", "tier 1 forced")
+
+
+def _template_note(work: Work) -> str:
+    return "vendor templates skipped" if work.ctx.force_tier == 2 else work.template_note
+
+
+def rules_step(work: Work, kit: Kit) -> None:
+    """Tier 2's layout rules propose every field and the line items (``pipeline.rules``)."""
+    work.rules = extract_rules(work.doc)
+
+
+def model_step(work: Work, kit: Kit) -> None:
+    """The extraction model proposes every header field (``pipeline.model``): for every
+    document without XML."""
+    work.answer = llm_header(work.doc, kit.llm, kit.models.llm_max_tokens)
+
+
+def _model_may_run(work: Work) -> bool:
+    return work.answer is None and work.doc is not None
+
+
+def decide_step(work: Work, kit: Kit) -> None:
+    """Per header field, the template, the rules and the model are arbitrated
+    (``pipeline.decision.arbitrate``)."""
+    template = normalise.fields(work.template.fields) if work.template else {}
+    rules = normalise.fields(work.rules.fields) if work.rules else {}
+    work.decisions = arbitrate(template, rules, work.answer.fields if work.answer else {}, kit.arbiter)
+
+
+def _line_candidates(work: Work) -> list[list[dict[str, Any]]]:
+    """Line-item candidates in the order ``Work.lines_from`` counts: template, rules, model."""
+    template = work.template.line_items if work.template and work.template.line_items else []
+    return [template, work.rules.line_items if work.rules else [], work.answer.line_items if work.answer else []]
+
+
+def _fields(work: Work) -> dict[str, Any]:
+    return {name: decision.value for name, decision in (work.decisions or {}).items()}
+
+
+def model_lines_step(work: Work, kit: Kit) -> None:
+    """The model reads the line items too, where the template's and the rules' rows do not
+    settle them (else its rows could not win)."""
+    llm_lines(work.answer, work.doc, kit.llm, max_tokens=kit.models.llm_max_tokens)
+
+
+def _lines_open(work: Work) -> bool:
+    return work.answer is not None and not lines_settled(_line_candidates(work)[:2], _fields(work))
+
+
+def finish_step(work: Work, kit: Kit) -> None:
+    """Line items chosen, values normalised and validated, key fields the arbiter could not
+    confirm flagged, evidence per field; the tier 1 or 2 result."""
+    doc, decisions = work.doc, work.decisions or {}
+    fields = _fields(work)
+    source = {name: decision.source for name, decision in decisions.items()}
+    chosen, lines = choose_lines(_line_candidates(work), fields)
+    data = normalise.data(fields, lines, doc.text)
+    rules = work.rules or RulesResult()
+    tags = evidence_tags(decisions, normalise.fields(rules.fields), rules.line_items)
+    errors = validate(data) + key_field_reasons(decisions, kit.arbiter, tags)
+    evidence = build_evidence(
+        data,
+        doc=doc,
+        rules_evidence=rules.evidence,
+        errors=errors,
+        source_by_field={k: v for k, v in source.items() if v != Source.RULES},
+    )
+    work.result = ExtractionResult(
+        data=data,
+        processing_status=ProcessingStatus.NEEDS_REVIEW if errors else ProcessingStatus.COMPLETED,
+        validation_errors=errors,
+        ocr_confidence=doc.ocr_confidence,
+        extraction_tier=1 if work.template else 2,
+        extraction_provider=provider(work, kit),
+        routing_reason=routing_reason(work, decisions, chosen),
+        vendor_id=work.vendor_id,
+        field_sources={name: source[name] for name in source if data.get(name) is not None},
+        evidence=evidence,
+    )
+
+
+def provider(work: Work, kit: Kit) -> str:
+    """``extractionProvider`` of tiers 1 and 2: the OCR engine, the template, the rules and the
+    model that took part, joined by ``+``."""
+    names = [work.doc.ocr_engine] if work.doc.ocr_engine else []
+    if work.template:
+        names.append(f"template:{work.template.template_name}")
+    if "rules" in work.ran:
+        names.append("rules")
+    if "model" in work.ran:
+        names.append(kit.llm.name)
+    return "+".join(names)
+
+
+def routing_reason(work: Work, decisions: dict[str, Decision], chosen: int) -> str:
+    """``routingReason`` of tiers 1 and 2: why this tier, where the text came from, how far the
+    model and the rules agreed, which candidate gave the line items, what was skipped."""
+    doc = work.doc
+    kinds = "+".join(sorted({page.source for page in doc.pages}))
+    if work.template:
+        reason = f"vendor template {work.template.template_name} ({_template_note(work)}); text from {kinds}"
+    else:
+        forced = f"tier {work.ctx.force_tier} forced" if work.ctx.force_tier in (1, 2) else None
+        reason = f"{forced or work.xml_note or 'no e-invoice XML'}, {_template_note(work)}; text from {kinds}"
+    if work.answer is not None:
+        agreed = sum(decision.status == "agreed" for decision in decisions.values())
+        lines_from = ["template", "rules", "model"][chosen] if chosen >= 0 else "none"
+        reason += f"; model and rules agree on {agreed} field(s); line items from {lines_from}"
+    if doc.skipped_pages:
+        reason += f"; {doc.skipped_pages} page(s) over OCR_MAX_PDF_PAGES skipped"
+    return reason
+
+
+def _no_ocr():
+    raise AssertionError("max_ocr_pages=0 never asks for an OCR engine")
+
+
+STEPS: tuple[Step, ...] = (
+    Step("sniff", sniff_step, when=lambda work: work.media_type is None),
+    Step("einvoice", einvoice_step, when=_tier0_applies, timing="einvoice"),
+    Step("tier 0 forced", tier0_forced_step, when=lambda work: work.ctx.force_tier == 0),
+    Step("read text", read_text_step, when=lambda work: work.doc is None, timing="text"),
+    Step(
+        "template",
+        template_step,
+        when=lambda work: bool(work.ctx.templates) and work.ctx.force_tier != 2,
+        timing="rules",
+        source="template",
+    ),
+    Step("tier 1 forced", tier1_forced_step, when=lambda work: work.ctx.force_tier == 1 and work.template is None),
+    Step("rules", rules_step, when=lambda work: work.rules is None, timing="rules", source="rules"),
+    Step("model", model_step, when=_model_may_run, timing="llm", source="model", optional=True),
+    Step("decide", decide_step),
+    Step("model lines", model_lines_step, when=_lines_open, timing="llm", source="model", optional=True),
+    Step("finish", finish_step),
+)
+"""The pipeline of one document, in order."""
+
+
+def run_steps(steps: Sequence[Step], work: Work, kit: Kit) -> Work:
+    """Walk ``steps`` over ``work`` until one sets ``work.result`` or raises ``Stop``; returns
+    ``work`` (its ``result`` None only when the list ends before a result step). Raises
+    ``TemporaryError`` (OcrBusy included) for the queue to retry, and any crash of a step that
+    is not ``optional``."""
+    for step in steps:
+        if work.result is not None:
+            break
+        if (step.source and step.source not in work.ctx.sources) or not step.when(work):
+            continue
+        if step.source == "model" and kit.llm is None:
+            continue
+        work.ran.append(step.name)
+        started = time.perf_counter()
+        try:
+            step.run(work, kit)
+        except Stop as stop:
+            work.result = ExtractionResult.failed(
+                str(stop),
+                routing_reason=stop.routing_reason,
+                ocr_confidence=work.doc.ocr_confidence if work.doc is not None else None,
+                timings=work.timings,
+            )
+        except TemporaryError:
+            raise
+        except Exception as exc:
+            if not step.optional:
+                raise
+            log.warning("%s step failed, going on without it: %s", step.name, exc)
+        finally:
+            if step.timing:
+                work.timings[step.timing] = round(work.timings.get(step.timing, 0.0) + time.perf_counter() - started, 3)
+    if work.result is not None:
+        work.result.timings = work.timings
+    return work
+
+
+def select(*, skip: Collection[str] = (), until: str | None = None) -> tuple[Step, ...]:
+    """``STEPS`` without the steps named in ``skip``, ending with the one named ``until`` (for
+    calibration and training, which run a part of the pipeline). Raises KeyError for a name
+    that is not a step."""
+    names = [step.name for step in STEPS]
+    for name in (*skip, *([until] if until else [])):
+        if name not in names:
+            raise KeyError(f"no step {name!r}; the steps: {', '.join(names)}")
+    end = names.index(until) + 1 if until else len(names)
+    return tuple(step for step in STEPS[:end] if step.name not in skip)

@@ -1,0 +1,732 @@
+"""Unit tests of the rules extractor on small synthetic pages, plus one real text-layer PDF."""
+
+from decimal import Decimal
+
+import pytest
+
+from pipeline.document import DocumentText, Line, Page, Word
+from pipeline.rules import extract_rules
+from pipeline.values.parsers import detect_currency, parse_amount, parse_date
+from tests.paths import SHARED
+from tests.support.fields import LINE_ITEM_KEYS
+
+AWS_PDF = SHARED / "datasets" / "invoice2data" / "AmazonWebServices.pdf"
+
+
+def make_line(y: float, *cells: tuple[float, str], size: float = 10.0) -> Line:
+    """A line of words; each cell is (x, text) and its words are laid out left to right."""
+    words = []
+    for x, text in cells:
+        for token in text.split():
+            width = 0.55 * size * len(token)
+            words.append(Word(token, (x, y, x + width, y + size)))
+            x += width + 0.3 * size
+    bbox = (min(w.bbox[0] for w in words), y, max(w.bbox[2] for w in words), y + size)
+    return Line(" ".join(w.text for w in words), bbox, tuple(words))
+
+
+def make_doc(*lines: Line) -> DocumentText:
+    return DocumentText(pages=[Page(1, 595, 842, tuple(lines), "text_layer")])
+
+
+def page_line(row: str) -> Line:
+    """A line written as ``"y: x text | x text ... | size n"``: its cells left to right, each at
+    ``x`` (``make_line``); ``"400: 300 Total | 480 £ 120.00"`` is
+    ``make_line(400, (300, "Total"), (480, "£ 120.00"))``."""
+    y, _, cells = row.partition(": ")
+    found, size = [], 10.0
+    for cell in cells.split(" | "):
+        x, _, text = cell.partition(" ")
+        if x == "size":
+            size = _number(text)
+        else:
+            found.append((_number(x), text))
+    return make_line(_number(y), *found, size=size)
+
+
+def _number(text: str) -> float:
+    return float(text) if "." in text else int(text)
+
+
+def text_page(*rows: str) -> DocumentText:
+    """A text-layer page of ``page_line`` rows, top to bottom."""
+    return make_doc(*map(page_line, rows))
+
+
+def ocr_page(*rows: str, width: float = 600, height: float = 1200) -> DocumentText:
+    """An OCR'd page (engine "fake") of ``page_line`` rows, top to bottom."""
+    lines = tuple(map(page_line, rows))
+    return DocumentText(pages=[Page(1, width, height, lines, "ocr")], ocr_engine="fake")
+
+
+def test_parsers():
+    assert parse_amount("1,234.56") == Decimal("1234.56")
+    assert parse_amount("1.234,56") == Decimal("1234.56")
+    assert parse_amount("1 234,56") == Decimal("1234.56")
+    assert parse_amount("$4.11") == Decimal("4.11")
+    assert parse_amount("RM30.90") == Decimal("30.9")
+    assert parse_amount("49,99 €") == Decimal("49.99")
+    assert parse_date("August 3 , 2014") == "2014-08-03"
+    assert parse_date("7. Mai 2014") == "2014-05-07"
+    assert parse_date("03/20/2023") == "2023-03-20"
+    assert parse_date("8-9-2022") == "2022-09-08"
+    assert parse_date("2018年11月18日") == "2018-11-18"
+    assert detect_currency("Total RM 30.90") == "MYR"
+    assert detect_currency("Total EUR 34,73") == "EUR"
+    assert detect_currency("Grand total ₹ 319") == "INR"
+
+
+def test_value_right_of_label():
+    doc = text_page(
+        "40: 40 ACME Widgets Ltd. | size 16",
+        "80: 40 Invoice No: INV-1001",
+        "95: 40 Invoice Date: 12/03/2021",
+        "400: 300 Total | 480 £ 120.00",
+    )
+    result = extract_rules(doc)
+    assert result.fields["invoice_number"] == "INV-1001"
+    assert result.fields["invoice_date"] == "2021-03-12"
+    assert result.fields["total_amount"] == Decimal("120.0")
+    assert result.fields["currency"] == "GBP"
+    assert result.fields["vendor_name"] == "ACME Widgets Ltd."
+    assert result.evidence["total_amount"]["page"] == 1
+    assert len(result.evidence["total_amount"]["bbox"]) == 4
+
+
+@pytest.mark.skipif(not AWS_PDF.exists(), reason="shared dev datasets (../shared/datasets) are not checked out here")
+def test_aws_invoice_pdf():
+    from pipeline.reading.text import pdf_text
+
+    def no_ocr():
+        raise AssertionError("the AWS invoice has a text layer and must not need OCR")
+
+    doc = pdf_text(AWS_PDF.read_bytes(), no_ocr, max_ocr_pages=3)
+    fields = extract_rules(doc).fields
+    assert fields["total_amount"] == Decimal("4.11")
+    assert fields["invoice_number"] == "42183017"
+    assert fields["invoice_date"] == "2014-08-03"
+
+
+def test_credit_note_amounts_are_positive():
+    doc = text_page(
+        "40: 40 Moulin SARL | size 16",
+        "95: 40 Avoir AV-2017-0005 | size 14",
+        "200: 40 Description | 300 Quantité | 380 Prix | 480 Montant",
+        "215: 40 Nougat | 300 5 | 380 4,55 € | 480 -20,48 €",
+        "300: 380 Total HT | 480 -20,48 €",
+        "315: 380 TVA 20% | 480 -4,10 €",
+        "330: 380 Total TTC | 480 -24,58 €",
+    )
+    result = extract_rules(doc)
+    assert result.fields["total_amount"] == Decimal("24.58")
+    assert result.fields["subtotal"] == Decimal("20.48")
+    assert result.line_items[0]["line_total"] == Decimal("20.48")
+
+
+def test_house_number_is_no_postcode():
+    from pipeline.rules.labels import POSTCODE_RE
+
+    assert not POSTCODE_RE.search("1242 chemin de l'olive")
+    assert not POSTCODE_RE.search("4557 De Silva St")
+    assert POSTCODE_RE.search("84340 Malaucène") and POSTCODE_RE.search("3012 CN Rotterdam")
+
+
+# --- OCR'd receipts and scans (synthetic pages with source "ocr") ---------------------------
+
+
+def test_ocr_word_repairs_digits_and_dollar_sign():
+    from pipeline.rules.ocr import fix_ocr_word
+
+    assert fix_ocr_word("475OO SUBANG") == "47500 SUBANG"
+    assert fix_ocr_word("RM1O.5O") == "RM10.50"
+    assert fix_ocr_word("ES1OOO1L") == "ES1OOO1L"  # a product code keeps its letters
+    assert fix_ocr_word("Total:S8.20") == "Total:S8.20"  # no dollar context: unchanged
+    assert fix_ocr_word("Total:S8.20", dollars=True) == "Total:$8.20"
+    assert fix_ocr_word("SOLD 2", dollars=True) == "SOLD 2"
+    assert fix_ocr_word("300∈HT") == "300€HT"
+
+
+def test_glued_colon_amount_and_dotted_time_after_date():
+    assert parse_amount("Rounding:RM0.02") == Decimal("0.02")
+    assert parse_amount("Time 18:24") is None
+    assert parse_date("17/01/20188.08.53") == "2018-01-17"
+
+
+def test_currency_from_country():
+    from pipeline.rules.country import currency_from_country
+
+    assert currency_from_country("TVA FR19787878784, 69001 Lyon, France") == "EUR"
+    assert currency_from_country("no country here") is None
+
+
+def test_company_name_wrapped_over_header_lines():
+    doc = ocr_page(
+        "100: 80 ACE HUAT HARDWARE | size 30",
+        "132: 80 ENTERPRISE (SETIA | size 30",
+        "164: 120 ALAM) SDN BHD | size 30",
+        "200: 150 822737-X",
+        "600: 300 Total | 450 14.00",
+    )
+    name = extract_rules(doc).fields["vendor_name"]
+    assert name == "ACE HUAT HARDWARE ENTERPRISE (SETIA ALAM) SDN BHD"
+
+
+def test_lot_number_is_no_postcode_when_a_postcode_line_follows():
+    doc = ocr_page(
+        "100: 160 Segi Cash & Carry Sdn.Rhd | size 30",
+        "135: 280 (317041-W) | size 28",
+        "170: 210 PT17920,SEKSYEN U9, | size 28",
+        "205: 240 40150 SHAH ALAM, | size 28",
+        "240: 200 SELANGOR DARUL EHSAN. | size 28",
+        "275: 150 GST Reg No.: 001951645696 | size 28",
+        "600: 300 Total | 450 12.60",
+    )
+    fields = extract_rules(doc).fields
+    assert fields["vendor_name"] == "Segi Cash & Carry Sdn.Rhd"
+    assert "40150 SHAH ALAM" in fields["vendor_address"]
+
+
+def test_ocr_restores_dropped_word_boundaries():
+    from pipeline.rules.ocr import fix_ocr_word
+
+    assert fix_ocr_word("deLattreAlexis") == "de Lattre Alexis"
+    assert fix_ocr_word("InvoiceINV/2023/03/0008") == "Invoice INV/2023/03/0008"
+    assert fix_ocr_word("Facturen°562044387du02Juillet2015") == "Facturen°562044387 du 02Juillet 2015"
+    for kept in ("GmbH", "iPad", "McDonald", "1st", "OR18030502160349", "azure.lnterior24@example.com"):
+        assert fix_ocr_word(kept) == kept
+
+
+def test_glued_ocr_label_and_value():
+    def doc_with(line: str) -> DocumentText:
+        return ocr_page(
+            "60: 80 ACME Interior Ltd | size 30",
+            f"300: 80 {line} | size 40",
+            "900: 700 Total | 900 $ 120.00 | size 25",
+            width=1650,
+            height=2340,
+        )
+
+    assert extract_rules(doc_with("InvoiceINV/2023/03/0008")).fields["invoice_number"] == "INV/2023/03/0008"
+    fields = extract_rules(doc_with("Facturen°562044387du02Juillet2015")).fields
+    assert fields["invoice_number"] == "562044387"
+    assert fields["invoice_date"] == "2015-07-02"
+
+
+def test_credit_note_titles_of_other_languages_and_compounds():
+    for title in ("Gutschriftsnummer GS-1", "Factura de abono A-7", "Nota di credito NC-3", "ใบลดหนี้ 12"):
+        doc = text_page(
+            "40: 40 Muster S.p.A. | size 16",
+            f"95: 40 {title} | size 14",
+            "300: 380 Total | 480 -11,90 €",
+        )
+        assert extract_rules(doc).fields["total_amount"] == Decimal("11.9"), title
+
+
+def test_total_after_a_one_cent_rounding_wins_over_the_total_before_it():
+    # both totals add up within a cent; only the rounded one to the cent (service charge "SrvChg")
+    doc = ocr_page(
+        "40: 100 OLD TOWN KOPITIAM SDN BHD | size 20",
+        "300: 50 Sub Total | 400 24.43",
+        "320: 50 10%SrvChg: | 400 2.45",
+        "340: 50 GST@6% | 400 1.61",
+        "360: 50 Total: | 400 28.49",
+        "380: 50 Rounding: | 400 0.01",
+        "400: 50 Total: | 400 28.50",
+    )
+    fields = extract_rules(doc).fields
+    assert fields["total_amount"] == Decimal("28.5") and fields["service_charge"] == Decimal("2.45")
+
+
+# --- Fields read from small pages ---------------------------------------------------------------
+
+# Pages (``text_page``/``ocr_page`` rows) and fields the rules must read from them (only those
+# fields are checked); the id says what each page tries.
+FIELD_CASES = [
+    pytest.param(
+        text_page(
+            "40: 40 Northwind B.V. | size 16",
+            "100: 40 Factuurnummer | 200 Factuurdatum | 360 Vervaldatum",
+            "114: 40 F2022-17 | 200 8-9-2022 | 360 22-9-2022",
+            "300: 300 Totaal | 480 € 49,99",
+        ),
+        {
+            "invoice_number": "F2022-17",
+            "invoice_date": "2022-09-08",
+            "due_date": "2022-09-22",
+            "total_amount": Decimal("49.99"),
+            "currency": "EUR",
+        },
+        id="value_below_label",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 Muster Handel GmbH | size 14",
+            "80: 40 Rechnungsnummer | 200 R-4711",
+            "95: 40 Rechnungsdatum | 200 05.06.2018",
+            "300: 300 Nettobetrag | 480 1.000,00 €",
+            "315: 300 MwSt. 19% | 480 190,00 €",
+            "330: 300 Gesamtbetrag | 480 1.190,00 €",
+        ),
+        {
+            "invoice_number": "R-4711",
+            "invoice_date": "2018-06-05",
+            "subtotal": Decimal("1000.0"),
+            "tax_amount": Decimal("190.0"),
+            "total_amount": Decimal("1190.0"),
+            "vendor_name": "Muster Handel GmbH",
+        },
+        id="european_decimal_comma_and_german_labels",
+    ),
+    # "Subtotaal" prints the gross amount; the arithmetic picks the net one as subtotal.
+    pytest.param(
+        text_page(
+            "40: 40 Shop B.V. | size 14",
+            "300: 60 Exclusief BTW | 200 € 593,36 | 300 Subtotaal | 480 € 717,97",
+            "315: 60 BTW 21% | 200 € 124,61",
+            "330: 300 Totaal | 480 € 717,97",
+        ),
+        {
+            "total_amount": Decimal("717.97"),
+            "subtotal": Decimal("593.36"),
+            "tax_amount": Decimal("124.61"),
+        },
+        id="arithmetic_chooses_total",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 上海某某有限公司 | size 16",
+            "80: 40 发票号码: 12345678",
+            "95: 40 开票日期: 2023年05月17日",
+            "300: 40 合计 | 400 ¥ 88.50",
+        ),
+        {
+            "invoice_number": "12345678",
+            "invoice_date": "2023-05-17",
+            "total_amount": Decimal("88.5"),
+            "currency": "CNY",
+        },
+        id="chinese_labels",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 Seller Corp. | size 16",
+            "120: 40 Bill To:",
+            "134: 40 Jane Buyer",
+            "148: 40 1 Main Street",
+        ),
+        {
+            "customer_name": "Jane Buyer",
+        },
+        id="customer_after_bill_to",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 Muster GmbH | size 16",
+            "95: 40 Rechnungskorrektur Nr. RK-1 | size 14",
+            "300: 380 Nettobetrag | 480 -10,00 €",
+            "315: 380 MwSt. 19% | 480 -1,90 €",
+            "330: 380 Gesamtbetrag | 480 -11,90 €",
+        ),
+        {
+            "total_amount": Decimal("-11.9"),
+        },
+        id="corrected_invoice_keeps_its_signs",
+    ),
+    pytest.param(
+        text_page(
+            "100: 70 Verkäufer",
+            "118: 70 Name: | 262 Verkehrsbetriebe GmbH",
+            "136: 70 Ansprechpartner: | 262 Torti Mayer",
+            "154: 70 Anschrift: | 262 Musterstraße 3",
+            "178: 262 DE 12345 Berlin",
+            "196: 70 Telefon: +493012345678",
+            "250: 70 Käufer",
+            "268: 70 Name: | 262 Kunde AG",
+        ),
+        {
+            "vendor_name": "Verkehrsbetriebe GmbH",
+            "vendor_address": "Musterstraße 3, DE 12345 Berlin",
+            "customer_name": "Kunde AG",
+        },
+        id="labelled_address_in_seller_block",
+    ),
+    pytest.param(
+        text_page(
+            "30: 420 Global Wholesaler",
+            "48: 30 Azure Interior",
+            "63: 30 4557 De Silva St",
+            "78: 30 Fremont CA 94538",
+            "94: 30 United States",
+        ),
+        {
+            "vendor_name": "Azure Interior",
+            "vendor_address": "4557 De Silva St, Fremont CA 94538",
+        },
+        id="vendor_name_heads_an_address_block",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 Lieferant GmbH | size 16",
+            "80: 40 Rechnungsdatum: 05.03.2018",
+            "600: 40 Zahlbar innerhalb 30 Tagen netto bis 04.04.2018, 3% Skonto innerhalb 10 Tagen bis",
+            "612: 40 15.03.2018.",
+        ),
+        {
+            "invoice_date": "2018-03-05",
+            "due_date": "2018-04-04",
+        },
+        id="due_date_in_payment_sentence",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 Muster GmbH | size 16",
+            "400: 40 Zahlungsbedingungen",
+            "420: 40 Einen zu zahlenden Beitrag überweisen Sie bitte auf folgende Bankverbindung:",
+            "429: 40 IBAN DE75123456780000001234, BIC WELADED1MST.",
+            "438: 40 Beitragsgutschriften erstatten wir per Scheck.",
+            "460: 40 Zahlungsart: Überweisung",
+        ),
+        {
+            "payment_terms": "Einen zu zahlenden Beitrag überweisen Sie bitte auf folgende Bankverbindung: "
+            "IBAN DE75123456780000001234, BIC WELADED1MST. Beitragsgutschriften erstatten wir per Scheck.",
+        },
+        id="payment_terms_paragraph",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 Cloud Services LLC | size 16",
+            "140: 40 Bill to Address:",
+            "152: 40 ATTN: iViveLabs Limited | 300 TOTAL AMOUNT DUE $4.11",
+            "166: 40 93B Sai Yu Chung",
+        ),
+        {
+            "customer_name": "iViveLabs Limited",
+        },
+        id="label_remainder_is_no_customer_name",
+    ),
+    pytest.param(
+        text_page(
+            "160: 70 Verkäufer",
+            "178: 70 Nummer: | 262 549910",
+            "196: 262 MVM Musterhafter",
+            "208: 70 Name: | 262 Versicherungsverein a.G.",
+            "320: 70 Käufer",
+            "338: 262 Herrn",
+            "350: 70 Name: | 262 Max Mustermann",
+        ),
+        {
+            "vendor_name": "MVM Musterhafter Versicherungsverein a.G.",
+            "customer_name": "Herrn Max Mustermann",
+        },
+        id="name_row_with_wrapped_line_above",
+    ),
+    pytest.param(
+        text_page(
+            "30: 40 Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène - France",
+            "100: 40 Facture FA-2017-0010 | size 14",
+        ),
+        {
+            "vendor_address": "1242 chemin de l'olive, 84340 Malaucène",
+        },
+        id="house_number_is_no_postcode",
+    ),
+    pytest.param(
+        text_page(
+            "48: 40 FACTUUR. | 400 Coolblue B.V. | size 14",
+            "63: 400 Weena 664",
+            "66: 40 Dat betaal ik zelf wel.",
+            "76: 400 3012 CN Rotterdam",
+            "90: 400 Nederland",
+        ),
+        {
+            "vendor_address": "Weena 664, 3012 CN Rotterdam",
+        },
+        id="country_ends_address",
+    ),
+    pytest.param(
+        ocr_page(
+            "40: 100 NOODLE HOUSE SDN BHD | size 20",
+            "200: 100 Vege | 300 $5.50",
+            "230: 100 Pork | 300 $2.70",
+            "260: 250 Total Amount:S8.20",
+            "290: 250 GST@6%:$0.46",
+            "320: 250 Nett Total: S8.20",
+        ),
+        {
+            "total_amount": Decimal("8.2"),
+        },
+        id="ocr_dollar_read_as_s_with_dollar_context",
+    ),
+    pytest.param(
+        ocr_page(
+            "40: 100 FLOWER SHOP SDN BHD | size 20",
+            "300: 50 Total Sales (Excluding GST) | 400 353.00",
+            "330: 50 Total GST: | 400 21.18",
+            "360: 50 Total Sales (Inclusive of GST): | 400 374.20",
+            "400: 50 Total: | 300 353.00 | 400 21.18",
+        ),
+        {
+            "total_amount": Decimal("374.2"),
+        },
+        id="total_on_cash_rounding_step_wins",
+    ),
+    pytest.param(
+        ocr_page(
+            "40: 100 RICE HOUSE SDN BHD | size 20",
+            "300: 250 Total Amount: RM8.48",
+            "330: 250 GST @0%: RM0.00",
+            "360: 250 Rounding:RM0.02",
+            "390: 250 NettTotal:RM8.50",
+        ),
+        {
+            "total_amount": Decimal("8.5"),
+        },
+        id="total_after_printed_rounding_wins",
+    ),
+    pytest.param(
+        ocr_page(
+            "40: 100 Bakkerij Jansen B.V. | size 20",
+            "80: 100 Factuurnummer: 12345",
+            "300: 100 Totaal | 400 717,97",
+            "500: 100 IBANNL50INGB0683251309",
+        ),
+        {
+            "currency": "EUR",
+        },
+        id="currency_from_iban_country_without_symbol",
+    ),
+    pytest.param(
+        ocr_page(
+            "40: 30 GOOD BAKERIES (KL) SDN BHD | size 22",
+            "70: 150 Lot 3, Jalan Pelabur 23/1,",
+            "95: 150 40300 Shah Alam, Selangor.",
+            "200: 130 TAX INVOICE | size 30",
+            "300: 20 CITY FRESH MARKET SDN BHD | size 30",
+            "340: 20 Ground Floor No 4, Jalan SS15",
+            "600: 300 Total | 450 12.00",
+        ),
+        {
+            "vendor_name": "GOOD BAKERIES (KL) SDN BHD",
+        },
+        id="company_above_title_beats_company_below_it",
+    ),
+    pytest.param(
+        ocr_page(
+            "40: 40 SUNNY STATIONERY SHOP | size 24",
+            "80: 40 NO.31G, JALAN SETIA INDAH",
+            "110: 40 40170 SETIA ALAM",
+            "160: 40 Owned By: | size 24",
+            "190: 40 SUNNY SUPPLY SDN BHD (1135772-K) | size 24",
+            "600: 300 Total | 450 10.00",
+        ),
+        {
+            "vendor_name": "SUNNY STATIONERY SHOP",
+        },
+        id="owned_by_names_the_owner_not_the_shop",
+    ),
+    pytest.param(
+        ocr_page(
+            "160: 240 RELAIS TOTAL OULMES | size 32",
+            "200: 220 AUTOROUTE RABAT MEKNES | size 32",
+            "235: 270 15000 KHEMISSET | size 30",
+            "470: 40 Total Facture : | 400 56.00 DH",
+            width=746,
+            height=768,
+        ),
+        {
+            "vendor_name": "RELAIS TOTAL OULMES",
+        },
+        id="label_word_inside_a_header_name",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 azure | size 15",
+            "58: 40 interior | size 15",
+            "80: 40 Azure Interior",
+            "92: 40 4557 De Silva St",
+            "104: 40 Fremont CA 94538",
+            "400: 300 Total | 480 $ 120.00",
+            "700: 40 http://www.azure-interior.com",
+        ),
+        {
+            "vendor_name": "Azure Interior",
+        },
+        id="web_domain_spells_the_vendor",
+    ),
+    pytest.param(
+        ocr_page(
+            "40: 100 FLOWER SHOP SDN BHD | size 20",
+            "300: 50 Total Sales(Excluding GST) | 400 78.00",
+            "330: 50 Total GST | 400 4.68",
+            "360: 50 Total Sales(lnclusive of GsT) | 400 82.68",
+            "400: 50 Total: | 300 78.00 | 400 4.68",
+        ),
+        {
+            "total_amount": Decimal("82.68"),
+        },
+        id="ocr_l_for_i_in_total_label",
+    ),
+    pytest.param(
+        ocr_page(
+            "87: 308 AubonmoulinSARL-1242chemindelolive-84340Malaucene-France | size 27",
+            "261: 87 Facture FA-2017-0010 | size 46",
+            "1266: 1242 Total TTC | 1400 671,15",
+            width=1653,
+            height=2339,
+        ),
+        {
+            "vendor_name": "Aubonmoulin SARL",
+            "vendor_address": "1242 chemindelolive, 84340Malaucene",
+        },
+        id="glued_ocr_sender_line_splits_into_name_and_address",
+    ),
+    pytest.param(
+        text_page(
+            "116: 386 ALEXINUX",
+            "129: 387 de Lattre Alexis",
+            "141: 387 27 rue Henri Rolland",
+            "154: 387 69100 Villeurbanne",
+            "179: 245 Facture n° 2022089083",
+            "415: 376 Total TTC : 56,02 €",
+            "795: 279 NETPRESSE | size 5",
+            "802: 137 Siège social : 16 rue Mollien - 92100 BOULOGNE | size 6",
+            "811: 153 Sarl au capital de 10 000€ - RSC Paris B 530 848 134 | size 6",
+        ),
+        {
+            "vendor_name": "NETPRESSE",
+        },
+        id="name_over_legal_footer_is_the_vendor",
+    ),
+]
+
+
+@pytest.mark.parametrize(("doc", "expected"), FIELD_CASES)
+def test_fields_read_from_small_pages(doc, expected):
+    fields = extract_rules(doc).fields
+    for name, value in expected.items():
+        assert fields[name] == value, name
+
+
+# Pages with a table, the fields (if any) and the line items the rules must read from them: the
+# items' descriptions in order, and the other values given for each item.
+LINE_CASES = [
+    pytest.param(
+        text_page(
+            "40: 40 Tools Inc. | size 16",
+            "200: 40 Description | 300 Qty | 380 Unit Price | 480 Amount",
+            "215: 40 Hammer | 300 2 | 380 10.00 | 480 20.00",
+            "230: 40 Screwdriver set | 300 1 | 380 15.50 | 480 15.50",
+            "260: 380 Total | 480 35.50",
+        ),
+        {
+            "total_amount": Decimal("35.5"),
+        },
+        [
+            {
+                "description": "Hammer",
+                "quantity": 2,
+                "unit_price": Decimal("10.0"),
+                "line_total": Decimal("20.0"),
+            },
+            {
+                "description": "Screwdriver set",
+                "line_total": Decimal("15.5"),
+            },
+        ],
+        id="line_item_table",
+    ),
+    # e-invoice renderings print the line total below the description, next to a GTIN.
+    pytest.param(
+        text_page(
+            "40: 40 Lieferant GmbH | size 16",
+            "200: 40 Pos Beschreibung | 250 Nettopreis | 330 Menge | 480 Nettobetrag",
+            "215: 40 1 Trennblätter A4 | 250 9,9000 | 330 20 Stk",
+            "224: 100 4012345001235 | 480 198,00",
+            "245: 40 2 Joghurt Banane | 250 5,5000 | 330 50 Stk",
+            "254: 100 4000050986428 | 480 275,00",
+            "300: 300 Gesamtbetrag | 480 473,00",
+        ),
+        {},
+        [
+            {
+                "description": "Trennblätter A4",
+                "line_total": Decimal("198.0"),
+                "unit_price": Decimal("9.9"),
+                "quantity": 20,
+            },
+            {
+                "description": "Joghurt Banane",
+                "line_total": Decimal("275.0"),
+            },
+        ],
+        id="row_with_total_on_the_next_line",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 Versicherung AG | size 16",
+            "200: 40 Pos Beschreibung | 250 Nettopreis | 330 Menge | 480 Nettobetrag",
+            "215: 40 1 Haftpflicht SF25 Typkl. 18 | 250 67,22 | 330 1",
+            "224: 70 Regio R9 | 480 80,00",
+        ),
+        {},
+        [
+            {
+                "description": "Haftpflicht SF25 Typkl. 18 Regio R9",
+                "line_total": Decimal("80.0"),
+            },
+        ],
+        id="wrapped_row_joins_its_description",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 Shop Inc. | size 16",
+            "200: 40 Description | 300 Qty | 380 Unit Price | 480 Amount",
+            "215: 40 Chair | 300 1.00 | 380 70.00 | 480 70.00",
+            "230: 400 Subtotal | 480 70.00",
+            "245: 40 Truffles | 300 15.00 | 380 10.00 | 480 150.00",
+            "260: 400 Subtotal | 480 150.00",
+            "275: 400 Subtotal | 480 220.00",
+            "290: 400 Tax 15% | 480 33.00",
+            "305: 400 Total | 480 253.00",
+        ),
+        {
+            "total_amount": Decimal("253.0"),
+        },
+        [
+            {
+                "description": "Chair",
+            },
+            {
+                "description": "Truffles",
+            },
+        ],
+        id="section_subtotal_does_not_end_the_table",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 Winkel B.V. | size 16",
+            "200: 40 Omschrijving | 300 Prijs | 380 Aantal | 480 Bedrag",
+            "215: 40 Onderhoudsset | 300 49,99 | 380 1 | 480 49,99",
+            "230: 40 Prijzen zijn inclusief BTW | 480 49,99",
+        ),
+        {},
+        [
+            {
+                "description": "Onderhoudsset",
+            },
+        ],
+        id="line_stating_prices_include_vat_is_no_item",
+    ),
+]
+
+
+@pytest.mark.parametrize(("doc", "fields", "items"), LINE_CASES)
+def test_line_items_read_from_small_pages(doc, fields, items):
+    result = extract_rules(doc)
+    for name, value in fields.items():
+        assert result.fields[name] == value, name
+    assert [item["description"] for item in result.line_items] == [item["description"] for item in items]
+    for got, want in zip(result.line_items, items, strict=True):
+        assert set(got) == LINE_ITEM_KEYS
+        for name, value in want.items():
+            assert got[name] == value, (got["description"], name)

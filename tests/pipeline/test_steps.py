@@ -1,0 +1,66 @@
+"""The steps (``pipeline.steps``) on documents the tests make: OCR of scanned pages with the
+OCR_MAX_PDF_PAGES limit, the visual-only mode, the OCR engines by name, and routing of a hybrid
+e-invoice."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.registry import UnknownBackend, load_ocr
+from pipeline.context import JobContext
+from pipeline.reading.sniff import PDF
+from pipeline.reading.text import pdf_text
+from pipeline.runner import Extractor
+from tests.conftest import fake_models
+from tests.fakes.ocr import TextOcr
+from tests.support.docs import image_pdf, text_pdf
+
+FAKES = fake_models()
+
+
+def test_scanned_pdf_is_ocrd_up_to_the_page_limit():
+    calls = []
+
+    def engine():
+        calls.append(1)
+        return TextOcr()
+
+    doc = pdf_text(image_pdf(pages=5), engine, max_ocr_pages=3)
+    assert [p.source for p in doc.pages] == ["ocr"] * 3 and doc.skipped_pages == 2
+    assert doc.ocr_engine == "fake-ocr" and doc.ocr_confidence == 0.9
+    result = Extractor(FAKES).extract(JobContext("x", PDF, max_ocr_pages=3), image_pdf(pages=5))
+    assert "2 page(s) over OCR_MAX_PDF_PAGES skipped" in result.routing_reason
+    assert result.extraction_provider == "fake-ocr+rules+fake-echo"  # every document goes through the model
+
+
+def test_visual_only_ignores_the_text_layer():
+    result = Extractor(FAKES).extract(JobContext("x", PDF, visual_only=True), text_pdf(["Total 1.00"]))
+    assert "text from ocr" in result.routing_reason
+
+
+def test_ocr_lang_mapping_and_unknown_engines():
+    from models.ocr import TESSERACT_LANGS
+
+    assert TESSERACT_LANGS == {"ch": "chi_sim+eng", "en": "eng", "th": "tha+eng"}
+    with pytest.raises(ValueError, match="no Thai"):
+        load_ocr("rapidocr", lang="th")
+    with pytest.raises(UnknownBackend, match="choose one of"):
+        load_ocr("nonesuch")
+    with pytest.raises(UnknownBackend, match="cannot load"):
+        load_ocr("tests.fakes.ocr:Missing")
+
+
+def test_hybrid_e_invoice_whose_print_disagrees_needs_review():
+    """A PDF whose embedded CII says 119.00 while its print says 120.00 (tests/support/docs.py makes it)."""
+    from tests.support.docs import hybrid_pdf
+
+    result = Extractor(FAKES).extract(JobContext("x", PDF), hybrid_pdf(printed_total="120.00", xml_total="119.00"))
+    assert result.extraction_tier == 0 and result.data["total_amount"] == 119.0
+    assert result.processing_status == "needs_review"
+    assert any("total_amount" in e and "120.00" in e for e in result.validation_errors)
+    agree = Extractor(FAKES).extract(JobContext("x", PDF), hybrid_pdf(printed_total="119.00", xml_total="119.00"))
+    assert agree.processing_status == "completed", agree.validation_errors
+    visual = Extractor(FAKES).extract(
+        JobContext("x", PDF, visual_only=True), hybrid_pdf(printed_total="119.00", xml_total="119.00")
+    )
+    assert visual.extraction_tier == 2  # visual-only ignores the XML

@@ -1,0 +1,87 @@
+"""training.calibrate_arbiter's fit: labelled records in, the arbiter table's rules out (the
+model run that makes the records is exercised by scripts/train-extractor, not here)."""
+
+from __future__ import annotations
+
+import json
+
+from pipeline.decision.arbitrate import ArbiterTable
+from tests.paths import ROOT
+from training import calibrate_arbiter
+
+REPO = ROOT
+
+
+def record(field, outcome, ok, rules_ok=None, model_ok=None, real=False):
+    return {
+        "doc": "d",
+        "field": field,
+        "real": real,
+        "outcome": outcome,
+        "ok": ok,
+        "rules_ok": rules_ok,
+        "model_ok": model_ok,
+    }
+
+
+def disputes(field, n, rules_ok, model_ok, real=False):
+    return [record(field, "disputed:rules", rules_ok, rules_ok, model_ok, real) for _ in range(n)]
+
+
+def test_the_model_is_preferred_only_where_it_wins_on_real_documents_too():
+    fit = calibrate_arbiter.fit
+    # synthetic disputes won by the model, real ones by the rules: the rules stay preferred
+    vendor = disputes("vendor_name", 10, False, True) + disputes("vendor_name", 3, True, False, real=True)
+    # the model wins everywhere: preferred, and its wins are counted as disputed:llm outcomes
+    address = disputes("vendor_address", 6, False, True) + disputes("vendor_address", 1, False, True, real=True)
+    # won on synthetic documents only: not enough
+    date = disputes("invoice_date", 6, False, True)
+    table = fit(vendor + address + date + disputes("invoice_number", 3, False, True))
+    assert table["preferred"]["vendor_name"] == "rules"
+    assert table["preferred"]["vendor_address"] == "llm"
+    assert table["preferred"]["invoice_date"] == "rules"
+    assert table["preferred"]["invoice_number"] == "rules"  # fewer than MIN_DISPUTES disputes
+    assert table["outcomes"]["vendor_address"] == {"disputed:llm": {"n": 7, "ok": 7, "real_n": 1, "real_ok": 1}}
+    assert table["disputes"]["vendor_name"]["real_rules"] == 3
+
+
+def test_an_outcome_is_trusted_at_95_percent_over_12_fields_and_on_real_documents_too():
+    fit = calibrate_arbiter.fit
+    rows = [record("total_amount", "agreed:rules", True) for _ in range(40)]
+    rows += [record("total_amount", "agreed:rules", False)]  # 40/41 right
+    rows += [record("total_amount", "rules:rules", i < 80) for i in range(97)]  # 80/97 right
+    rows += [record("invoice_date", "agreed:rules", i < 18, real=True) for i in range(20)]  # real 18/20
+    rows += [record("invoice_date", "agreed:rules", True) for _ in range(100)]
+    rows += [record("currency", "model:llm", True) for _ in range(3)]  # too few to judge
+    rows += [record("invoice_number", "missing", False)]
+    table = fit(rows)
+    assert table["trusted"]["total_amount"] == ["agreed:rules"]
+    assert table["trusted"]["invoice_date"] == []  # 118/120 overall, but 0.90 on real documents
+    assert table["trusted"]["currency"] == ["agreed:rules"]  # unmeasured agreement stays trusted
+    assert "invoice_number" not in table["outcomes"]
+
+
+def test_a_fitted_table_loads_as_an_arbiter_table(tmp_path):
+    script = calibrate_arbiter
+    path = tmp_path / "table.json"
+    path.write_text(json.dumps(script.fit([record("vendor_name", "agreed:rules", True)])))
+    table = ArbiterTable.load(path)
+    assert table.trusted["vendor_name"] == frozenset({"agreed:rules"})
+
+
+def test_an_outcome_refined_by_evidence_is_trusted_where_the_plain_one_is_not():
+    fit = calibrate_arbiter.fit
+    # agreed totals: 44/48 right, too few to trust; the 30 the rules' arithmetic confirms are all right
+    rows = [{**record("total_amount", "agreed:rules", i < 30), "tag": "sum"} for i in range(30)]
+    rows += [record("total_amount", "agreed:rules", i < 14) for i in range(18)]
+    # a tag proves nothing about a value the model gave
+    rows += [{**record("total_amount", "model:llm", True), "tag": "sum"} for _ in range(20)]
+    # an unmeasured refinement is not trusted (a plain agreement would be)
+    rows += [{**record("vendor_name", "agreed:rules", True), "tag": "legal"} for _ in range(3)]
+    rows += [record("vendor_name", "agreed:rules", i < 10) for i in range(20)]
+    table = fit(rows)
+    assert table["outcomes"]["total_amount"]["agreed:rules"]["n"] == 48
+    assert table["outcomes"]["total_amount"]["agreed:rules+sum"] == {"n": 30, "ok": 30, "real_n": 0, "real_ok": 0}
+    assert "model:llm+sum" not in table["outcomes"]["total_amount"]
+    assert table["trusted"]["total_amount"] == ["agreed:rules+sum", "model:llm"]
+    assert table["trusted"]["vendor_name"] == []

@@ -1,0 +1,131 @@
+"""The review pages over HTTP (issue 13): log-in with lock-out, the session cookie, CSRF on
+every form, a tenant's pages never showing another tenant's invoice, corrections and decisions
+through the CLI's functions so that the API's ``data`` carries them. The browser itself drives
+the same pages in tests/webui/test_browser.py."""
+
+from __future__ import annotations
+
+import re
+
+from appliance.users import LOCKOUT_FAILURES, add_user, disable_user
+from tests.support.docs import png_with_text, receipt_text
+from webui.app import _field_errors
+
+PREFIX = "/review"
+
+
+async def csrf_of(client, path: str) -> str:
+    html = await (await client.get(PREFIX + path)).text()
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+async def logged_in(harness, tenant_id: str, email: str = "clerk@example.com"):
+    """A fresh client session logged in as a new reviewer of ``tenant_id``."""
+    import aiohttp
+
+    _, password = await add_user(harness.db, tenant_id, email)
+    base = str(harness.client.make_url("/")).rstrip("/")  # a browser of its own: its own cookie jar
+    client = aiohttp.ClientSession(base_url=base, cookie_jar=aiohttp.CookieJar(unsafe=True))
+    token = await csrf_of(client, "/login")
+    response = await client.post(
+        PREFIX + "/login", data={"csrf": token, "email": email, "password": password}, allow_redirects=False
+    )
+    assert response.status == 302 and response.headers["Location"] == PREFIX + "/"
+    return client, password
+
+
+async def ready_invoice(harness, headers, text="Total EUR 12.50") -> str:
+    response = await harness.upload(headers, png_with_text(receipt_text(text)), content_type="image/png")
+    invoice_id = (await response.json())["invoice"]["id"]
+    await harness.wait_ready(headers, invoice_id)
+    return invoice_id
+
+
+async def test_pages_need_a_log_in(harness):
+    cookie = (await harness.client.get(PREFIX + "/login")).headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/review" in cookie
+    for path in ("/", "/invoices/00000000-0000-0000-0000-000000000000"):
+        response = await harness.client.get(PREFIX + path, allow_redirects=False)
+        assert response.status == 302 and response.headers["Location"] == PREFIX + "/login"
+
+
+async def test_correct_and_approve_reach_the_api(harness):
+    tenant_id, headers = await harness.tenant()
+    invoice_id = await ready_invoice(harness, headers)
+    client, _ = await logged_in(harness, tenant_id)
+    try:
+        queue = await (await client.get(PREFIX + "/")).text()
+        assert invoice_id in queue
+        page = await (await client.get(f"{PREFIX}/invoices/{invoice_id}")).text()
+        assert 'name="f.total_amount"' in page and 'value="12.5"' in page
+        image = await client.get(f"{PREFIX}/invoices/{invoice_id}/pages/1")
+        assert image.status == 200 and image.content_type == "image/png"
+        token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+        saved = await client.post(
+            f"{PREFIX}/invoices/{invoice_id}",
+            data={"csrf": token, "f.total_amount": "13.50", "f.invoice_number": "", "action": "approve"},
+            allow_redirects=False,
+        )
+        assert saved.status == 302, await saved.text()
+    finally:
+        await client.close()
+    body = await (await harness.client.get(f"/api/v1/invoices/{invoice_id}", headers=headers)).json()
+    assert body["data"]["total_amount"] == 13.5 and body["status"] == "approved"
+    assert body["evidence"]["total_amount"]["source"] == "human"
+
+
+async def test_another_tenants_invoice_is_404_and_a_form_without_csrf_is_403(harness):
+    tenant_a, _ = await harness.tenant(name="a")
+    tenant_b, headers_b = await harness.tenant(name="b")
+    theirs = await ready_invoice(harness, headers_b)
+    client, _ = await logged_in(harness, tenant_a)
+    try:
+        missing = await client.get(f"{PREFIX}/invoices/{theirs}")
+        assert missing.status == 404 and missing.content_type == "text/html"  # a page for people, not JSON
+        assert "Invoice not found" in await missing.text()
+        assert (await client.get(f"{PREFIX}/invoices/{theirs}/pages/1")).status == 404
+        assert theirs not in await (await client.get(PREFIX + "/")).text()
+        forged = await client.post(f"{PREFIX}/invoices/{theirs}", data={"f.total_amount": "1", "action": "approve"})
+        assert forged.status == 403 and "security token is missing" in await forged.text()
+        no_token = await client.post(PREFIX + "/logout", data={})
+        assert no_token.status == 403
+    finally:
+        await client.close()
+    body = await (await harness.client.get(f"/api/v1/invoices/{theirs}", headers=headers_b)).json()
+    assert body["status"] != "approved" and body["data"]["total_amount"] == 12.5
+
+
+async def test_lock_out_and_disable_end_access(harness):
+    tenant_id, _ = await harness.tenant()
+    client, password = await logged_in(harness, tenant_id)
+    try:
+        assert (await client.get(PREFIX + "/", allow_redirects=False)).status == 200
+        await disable_user(harness.db, "clerk@example.com")  # as `appliance user disable` does
+        assert (await client.get(PREFIX + "/", allow_redirects=False)).status == 302  # the session ended
+    finally:
+        await client.close()
+    _, other = await add_user(harness.db, tenant_id, "other@example.com")
+    token = await csrf_of(harness.client, "/login")
+    for _ in range(LOCKOUT_FAILURES):
+        wrong = await harness.client.post(
+            PREFIX + "/login", data={"csrf": token, "email": "other@example.com", "password": "wrong"}
+        )
+        assert wrong.status == 401
+    right = await harness.client.post(
+        PREFIX + "/login", data={"csrf": token, "email": "other@example.com", "password": other}
+    )
+    assert right.status == 401  # locked: even the right password is refused
+    unknown = await harness.client.post(
+        PREFIX + "/login", data={"csrf": token, "email": "nobody@example.com", "password": "wrong"}
+    )
+    # ... with the very page an unknown e-mail gets, so a guesser cannot tell that the account exists
+    page = (await right.text()).replace("other@example.com", "nobody@example.com")  # the form keeps the e-mail typed
+    assert unknown.status == 401 and await unknown.text() == page
+    assert "locked for 15 minutes" in await right.text()
+
+
+def test_validation_errors_stand_beside_their_fields():
+    assert _field_errors(["line items sum to 20.00, subtotal is 100.00", "something else"]) == {
+        "subtotal": ["line items sum to 20.00, subtotal is 100.00"],
+        "line_items": ["line items sum to 20.00, subtotal is 100.00"],
+    }

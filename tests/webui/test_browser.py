@@ -1,0 +1,183 @@
+"""The review pages in a real browser (issue 13): Debian's Chromium, headless, driven by selenium
+through Debian's chromedriver (nothing downloads a browser; .ci/run installs both packages). A
+real ``appliance serve`` with fake models: log in, open the queue, open the invoice, correct the
+total and one line item, approve; then the API's ``GET /api/v1/invoices/{id}`` has the corrected
+``data``. A second test: a reviewer of tenant A gets 404 for tenant B's invoice, and a form
+posted without its CSRF token is refused.
+
+``REVIEW_SCREENSHOTS=DIR`` saves the queue and invoice pages there (docs/ has them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from bench.server import ServerProcess, cli
+from tests.conftest import FAKE_MODELS, merged, write_config
+from tests.support.docs import INVOICE_LINES, text_pdf
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
+        reason="Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver; "
+        ".ci/run does)",
+    ),
+]
+
+
+@pytest.fixture
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="chromium-")
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",  # CI runs as root
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",  # the closed network refuses Chromium's own connections
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1400,1000",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.implicitly_wait(5)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def appliance(tmp_path):
+    config = write_config(tmp_path, merged(FAKE_MODELS, {"pool": {"backend": "inline", "workers": 1}}))
+    server = ServerProcess(config).start()
+    yield server, config
+    server.stop()
+
+
+def tenant_with_reviewer(config: Path, name: str) -> tuple[str, str, str, str]:
+    """(tenant id, API key, reviewer e-mail, password), made with the operator CLI."""
+    created = cli(config, "tenant", "create", "--name", name, "--credits", "5", "--json")
+    made = json.loads(created.stdout.splitlines()[-1])
+    email = f"clerk@{name}.example"
+    user = cli(config, "user", "add", made["tenantId"], "--email", email, "--json")
+    assert user.returncode == 0, user.stderr
+    return made["tenantId"], made["apiKey"], email, json.loads(user.stdout.splitlines()[-1])["password"]
+
+
+def ready_invoice(server: ServerProcess, key: str) -> str:
+    return server.upload_ready(key, text_pdf(INVOICE_LINES), "acme.pdf", "application/pdf")
+
+
+def log_in(browser, server: ServerProcess, email: str, password: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    browser.get(server.url + "/review/login")
+    browser.find_element(By.ID, "email").send_keys(email)
+    browser.find_element(By.ID, "password").send_keys(password)
+    click_and_wait_for_next_page(browser, browser.find_element(By.ID, "login"))
+    browser.find_element(By.ID, "queue")  # the queue page
+
+
+# A global of the page before a submit: the next page's window has none. Element handles of the old
+# page cannot say this reliably: while Chromium swaps documents, a check on one can raise "stale
+# element reference" (CI, stop 22) or "Node with given id does not belong to the document" (an
+# "unknown error", CI, stop 23), depending on the moment.
+OLD_PAGE_MARK = "window.reviewTestOldPage = true;"
+
+
+def wait_for_next_page(browser, seconds: float = 30) -> None:
+    """Wait until the page marked with ``OLD_PAGE_MARK`` has gone and the next one has loaded.
+
+    Any WebDriver error while the documents swap means "not yet"; a page that never comes raises
+    TimeoutException after ``seconds``."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, seconds, ignored_exceptions=(WebDriverException,)).until(
+        lambda b: b.execute_script(
+            "return window.reviewTestOldPage === undefined && document.readyState === 'complete'"
+        ),
+        message="the next page did not load",
+    )
+
+
+def click_and_wait_for_next_page(browser, element) -> None:
+    """Click a submit ``element`` and wait for the page it posts to (see wait_for_next_page)."""
+    browser.execute_script(OLD_PAGE_MARK)
+    element.click()
+    wait_for_next_page(browser)
+
+
+def test_review_correct_and_approve_in_the_browser(browser, appliance):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    server, config = appliance
+    _, key, email, password = tenant_with_reviewer(config, "acme")
+    invoice_id = ready_invoice(server, key)
+    log_in(browser, server, email, password)
+    shots = os.environ.get("REVIEW_SCREENSHOTS")
+    if shots:
+        browser.save_screenshot(str(Path(shots) / "review-queue.png"))
+    click_and_wait_for_next_page(
+        browser, browser.find_element(By.CSS_SELECTOR, f'a[href="/review/invoices/{invoice_id}"]')
+    )
+    assert browser.current_url.endswith(invoice_id)
+    wait = WebDriverWait(browser, 10)
+    total = browser.find_element(By.ID, "f.total_amount")
+    total.click()  # its evidence box is drawn on the page
+    box = wait.until(expected_conditions.visibility_of_element_located((By.CSS_SELECTOR, ".page .box")))
+    assert box.size["width"] > 0
+    if shots:
+        browser.save_screenshot(str(Path(shots) / "review-invoice.png"))
+    total.clear()
+    total.send_keys("120.00")
+    line = browser.find_element(By.ID, "l.1.description")
+    line.clear()
+    line.send_keys("Claw hammer")
+    click_and_wait_for_next_page(browser, browser.find_element(By.ID, "approve"))
+    wait.until(lambda b: "approved" in b.find_element(By.ID, "trail").text)
+    trail = browser.find_element(By.ID, "trail").text
+    assert "total_amount" in trail and "approved" in trail
+    status, invoice = server.request("GET", f"/api/v1/invoices/{invoice_id}", key)
+    assert status == 200 and invoice["status"] == "approved"
+    assert invoice["data"]["total_amount"] == 120.0
+    assert invoice["data"]["line_items"][0]["description"] == "Claw hammer"
+    assert invoice["evidence"]["total_amount"]["source"] == "human"
+
+
+def test_another_tenants_invoice_and_a_form_without_its_token(browser, appliance):
+    from selenium.webdriver.common.by import By
+
+    server, config = appliance
+    _, _, email_a, password_a = tenant_with_reviewer(config, "a")
+    _, key_b, _, _ = tenant_with_reviewer(config, "b")
+    theirs = ready_invoice(server, key_b)
+    log_in(browser, server, email_a, password_a)
+    browser.get(f"{server.url}/review/invoices/{theirs}")
+    assert '"statusCode": 404' in browser.page_source or "Invoice not found" in browser.page_source
+    # a page of another site posting to ours carries no token (and SameSite=Strict keeps the cookie home)
+    browser.get(server.url + "/review/")
+    browser.execute_script(
+        OLD_PAGE_MARK + "const f = document.createElement('form'); f.method = 'post'; f.action = '/review/logout';"
+        "document.body.appendChild(f); f.submit();"
+    )
+    wait_for_next_page(browser)
+    assert "security token is missing" in browser.find_element(By.TAG_NAME, "body").text
+    status, invoice = server.request("GET", f"/api/v1/invoices/{theirs}", key_b)
+    assert invoice["status"] != "approved"
