@@ -475,4 +475,7 @@ def test_real_adapter_writes_the_same_rows_in_two_calls_as_in_one(backend):
     llm_lines(answer, doc, backend, 512)
     # the continuation reuses the cached header and writes what one call writes
     assert answer.raw.strip() == one_go.strip(), (answer.raw, one_go)
-    assert [row["description"].split()[0] for row in answer.line_items][:2] == ["Hammer", "Zange"]
+    # How many rows the model writes is its accuracy, not this contract: greedy decoding follows the
+    # CPU's kernels (CI's AVX2 EPYC writes only the Hammer row; the host this test was written on
+    # wrote both), so the test asks that the rows written are read. bench-accuracy measures rows.
+    assert answer.line_items and answer.line_items[0]["description"].startswith("Hammer"), answer.raw
