@@ -14,8 +14,12 @@ from pipeline.context import JobContext, ModelConfig
 from pipeline.decision.arbitrate import ArbiterTable
 from pipeline.document import DocumentText
 from pipeline.model.llm_extract import LlmAnswer
+from pipeline.reading.text import UnreadableDocument
 from pipeline.result import ExtractionResult
-from pipeline.steps import STEPS, Kit, OcrGate, Step, Work, run_steps
+from pipeline.steps import STEPS, Kit, OcrGate, Step, Work, run_steps, select
+
+# sniff and the text, without the e-invoice XML: what `appliance ocr` shows and training reads
+READING = select(skip={"einvoice", "tier 0 forced"}, until="read text")
 
 
 def ocr_engine(models: ModelConfig, **extra: Any):
@@ -102,3 +106,13 @@ class Extractor:
         kit = self.kit if arbiter is None else Kit(**{**vars(self.kit), "arbiter": arbiter})
         media_type = ctx.media_type if doc is not None else None
         return run_steps(steps, Work(ctx, data, media_type=media_type, doc=doc, answer=answer), kit)
+
+    def read(self, ctx: JobContext, data: bytes) -> DocumentText:
+        """The text of one document as the reading step makes it (``READING``: the PDF text
+        layer, OCR of the pages without one, at most ``ctx.max_ocr_pages`` of them; every page
+        OCR'd when ``ctx.visual_only``). Raises ``UnreadableDocument`` when the file cannot be
+        read (corrupt, not a PDF/JPEG/PNG); a document without text gives empty pages."""
+        work = self.work(ctx, data, steps=READING)
+        if work.doc is None:
+            raise UnreadableDocument(work.result.processing_error if work.result else "unreadable document")
+        return work.doc

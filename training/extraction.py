@@ -3,8 +3,8 @@ of them (DESIGN.md: calibration, training and benchmarks run the declared list o
 
 ``extractor`` builds a ``pipeline.runner.Extractor`` with the settings the appliance ships
 (``appliance.settings.Settings``, the one place that maps settings onto a ``ModelConfig``),
-the models the caller already holds, and no Ray. ``READING`` are the steps that read a
-document's text; ``read_text`` runs them.
+the models the caller already holds, and no Ray. ``read_text`` runs the steps that read a
+document's text (``pipeline.runner.READING``).
 """
 
 from __future__ import annotations
@@ -15,12 +15,7 @@ from typing import Any
 from pipeline.context import JobContext, ModelConfig
 from pipeline.document import DocumentText
 from pipeline.reading.sniff import JPEG, PDF
-from pipeline.reading.text import UnreadableDocument
 from pipeline.runner import Extractor
-from pipeline.steps import select
-
-# sniff and the text: the e-invoice XML is not what training reads
-READING = select(skip={"einvoice", "tier 0 forced"}, until="read text")
 
 
 class NoOcr:
@@ -55,7 +50,4 @@ def read_text(
     of the pages without one, at most ``max_ocr_pages`` of them). Raises
     ``UnreadableDocument`` when the file cannot be read."""
     ctx = JobContext(name or "document", PDF if is_pdf else JPEG, max_ocr_pages, visual_only=not use_text_layer)
-    work = tool.work(ctx, data, steps=READING)
-    if work.doc is None:
-        raise UnreadableDocument(work.result.processing_error if work.result else "unreadable document")
-    return work.doc
+    return tool.read(ctx, data)

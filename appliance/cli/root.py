@@ -14,6 +14,7 @@ import click
 from appliance.cli.accounts import ACCOUNT_GROUPS
 from appliance.cli.invoices import invoice, training
 from appliance.cli.jobs import jobs
+from appliance.cli.ocr import ocr
 from appliance.cli.service import SERVICE_COMMANDS
 from appliance.errors import ApplianceError
 from appliance.settings import load_settings
@@ -54,5 +55,5 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None) ->
     ctx.obj = settings
 
 
-for _command in (*SERVICE_COMMANDS, *ACCOUNT_GROUPS, invoice, jobs, training):
+for _command in (*SERVICE_COMMANDS, *ACCOUNT_GROUPS, invoice, jobs, training, ocr):
     main.add_command(_command)
