@@ -21,6 +21,19 @@ def _cuda_available() -> bool:
     return CUDA_PROVIDER in onnxruntime.get_available_providers()
 
 
+def check_options(engine: str, lang: str, device: str) -> None:
+    """Refuse what the PaddleOCR models on onnxruntime cannot do, before loading them:
+    ValueError for OCR_LANG ``th`` (no Thai model), RuntimeError for ``device = cuda`` when the
+    installed onnxruntime has no CUDA provider."""
+    if lang == "th":
+        raise ValueError(f'{engine} has no Thai model; set ocr.engine = "tesseract" for OCR_LANG=th')
+    if device == "cuda" and not _cuda_available():
+        raise RuntimeError(
+            "ocr.device = cuda, but onnxruntime has no CUDAExecutionProvider: install onnxruntime-gpu "
+            "(the same version as onnxruntime) in place of onnxruntime (README, GPU host)"
+        )
+
+
 def _default_conv_search() -> None:
     """rapidocr asks cuDNN for an EXHAUSTIVE convolution search, which re-benchmarks every new
     input shape (each page and line crop has its own) and made GPU OCR slower than CPU in the
@@ -54,17 +67,11 @@ class RapidOcrEngine(OcrEngine):
     def __init__(
         self, lang: str = "ch", threads: int = 2, device: str = "cpu", rec_batch: int = 0, **_: object
     ) -> None:
-        if lang == "th":
-            raise ValueError('rapidocr has no Thai model; set ocr.engine = "tesseract" for OCR_LANG=th')
+        check_options(self.name, lang, device)
         from rapidocr_onnxruntime import RapidOCR  # heavy: onnxruntime + opencv
 
         options: dict[str, object] = {"intra_op_num_threads": threads, "inter_op_num_threads": 1}
         if device == "cuda":
-            if not _cuda_available():
-                raise RuntimeError(
-                    "ocr.device = cuda, but onnxruntime has no CUDAExecutionProvider: install onnxruntime-gpu "
-                    "(the same version as onnxruntime) in place of onnxruntime (README, GPU host)"
-                )
             _default_conv_search()
             options.update(det_use_cuda=True, cls_use_cuda=True, rec_use_cuda=True)
         options["rec_batch_num"] = rec_batch or (64 if device == "cuda" else 6)

@@ -21,6 +21,7 @@ BUNDLED_ADAPTER_SHA256 = ADAPTERS_DIR / "gemma3-270m-invoice-lora.gguf.sha256"
 
 OCR_ENGINES = {
     "rapidocr": "models.rapidocr_engine:RapidOcrEngine",
+    "ppocr": "models.ppocr_engine:PpOcrEngine",
     "tesseract": "models.tesseract_engine:TesseractEngine",
     "surya": "models.surya_engine:SuryaEngine",  # GPU hosts; its own environment (docs/surya.md)
 }

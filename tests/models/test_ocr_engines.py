@@ -68,10 +68,40 @@ def test_rapidocr_batch_of_pages_reads_each_page_like_one_at_a_time():
     assert engine.recognize_batch(pages[::-1])[1] == batched[0]
 
 
-def test_rapidocr_on_cuda_without_onnxruntime_gpu_says_what_to_install():
+@pytest.mark.parametrize("engine", ["rapidocr", "ppocr"])
+def test_paddle_engines_on_cuda_without_onnxruntime_gpu_say_what_to_install(engine):
     import onnxruntime
 
     if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
         pytest.skip("onnxruntime-gpu is installed here")
     with pytest.raises(RuntimeError, match="install onnxruntime-gpu"):
-        load_ocr("rapidocr", lang="ch", device="cuda")
+        load_ocr(engine, lang="ch", device="cuda")
+
+
+@pytest.mark.parametrize("engine", ["rapidocr", "ppocr"])
+def test_paddle_engines_refuse_thai_and_name_the_engine_that_reads_it(engine):
+    with pytest.raises(ValueError, match='ocr.engine = "tesseract" for OCR_LANG=th'):
+        load_ocr(engine, lang="th")
+
+
+def test_ppocr_loads_and_reads_with_its_bundled_models_and_no_network(monkeypatch):
+    import socket
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"the OCR engine opened a connection: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    lines = load_ocr("ppocr", lang="en", threads=1).recognize(Image.open(RECEIPT).convert("RGB"))
+    text = "\n".join(line.text for line in lines)
+    # PP-OCRv6 keeps the spaces that the PP-OCRv4 "ch" model drops (MR D.I.Y.(M)SDN BHD)
+    assert "SDN BHD" in text and "30.90" in text
+    assert all(0 <= line.confidence <= 1 and line.bbox[0] < line.bbox[2] for line in lines)
+
+
+def test_ppocr_without_its_bundled_models_refuses_to_start(monkeypatch):
+    from models import ppocr_engine
+
+    monkeypatch.setattr(ppocr_engine, "BUNDLED_MODELS", ("PP-OCRv6_det_huge.onnx",))
+    with pytest.raises(FileNotFoundError, match="PP-OCRv6_det_huge.onnx is missing"):
+        load_ocr("ppocr", lang="en")
