@@ -106,6 +106,20 @@ def test_scripts_are_launchers():
     assert python == []
 
 
+def test_code_is_imported_not_loaded_by_path():
+    """Issue 24: a module that scripts or tests need is importable; nobody loads a file by its
+    path or edits sys.path to reach one (the launchers set PYTHONPATH)."""
+    offenders = []
+    for path in sorted(ROOT.glob("*/**/*.py")):
+        relative = str(path.relative_to(ROOT))
+        if relative.startswith((".venv", "tests/generated_client")) or path == Path(__file__):
+            continue
+        text = path.read_text()
+        if "SourceFileLoader" in text or "sys.path.insert" in text:
+            offenders.append(relative)
+    assert offenders == []
+
+
 def test_the_vocabulary_is_declared_once():
     """The field sets and states live in pipeline/schema.py; no other module spells them out."""
     declarations = []
