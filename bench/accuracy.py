@@ -148,14 +148,23 @@ def _row(*cells) -> str:
     return "| " + " | ".join(str(cell) for cell in cells) + " |"
 
 
+def ocr_engine() -> str:
+    """The OCR engine that `appliance extract` (run in the checkout) loads: ``ocr.engine`` of
+    the checkout's config.toml and the environment (``APPLIANCE_OCR_ENGINE``)."""
+    from appliance.settings import load_settings
+
+    config = ROOT / "config.toml"
+    return load_settings(config if config.is_file() else None).ocr.engine
+
+
 def report(results: dict[str, dict], configs: dict[str, dict[str, dict]], datasets: Path) -> str:
     """The Markdown report: ``results`` (mode -> run of the full appliance) in the detailed
     tables, ``configs`` ((config, mode) -> run) in the summary and straight-through tables."""
     lines = [
         "# Accuracy benchmark",
         "",
-        f"`scripts/bench-accuracy` on {datasets.name}/ ({time.strftime('%Y-%m-%d')}), embedded default models "
-        "(rapidocr, Gemma 3 270M with the bundled LoRA adapter via llama.cpp), 2-core CPU. "
+        f"`scripts/bench-accuracy` on {datasets.name}/ ({time.strftime('%Y-%m-%d')}), the configured models "
+        f"(OCR `{ocr_engine()}`, Gemma 3 270M with the bundled LoRA adapter via llama.cpp), 2-core CPU. "
         "Scored by `../shared/bench/score.py`.",
         *_section(
             "Summary",
