@@ -55,7 +55,10 @@ class TesseractEngine(OcrEngine):
         iterator = self._api.GetIterator()
         level = tesserocr.RIL.TEXTLINE
         for item in tesserocr.iterate_level(iterator, level):
-            text = item.GetUTF8Text(level)
+            try:
+                text = item.GetUTF8Text(level)
+            except RuntimeError:  # "No text returned": a text line found by layout, with no word in it
+                continue
             box = item.BoundingBox(level)
             if not text or box is None:
                 continue
