@@ -12,7 +12,7 @@ import pytest
 from pipeline.context import JobContext
 from pipeline.errors import TemporaryError
 from pipeline.reading.sniff import PDF
-from pipeline.reading.text import pdf_text
+from pipeline.reading.text import UnreadableDocument, pdf_text
 from pipeline.runner import Extractor
 from pipeline.schema import ProcessingStatus, Source
 from pipeline.steps import STEPS, select
@@ -94,3 +94,14 @@ def test_select_names_unknown_steps():
     ]
     with pytest.raises(KeyError, match="no step 'ocr'"):
         select(until="ocr")
+
+
+def test_read_runs_only_the_reading_steps():
+    extractor = Extractor(FAKES, llm=CrashLLM())  # a model call would fail the test
+    doc = extractor.read(JobContext("x", PDF), text_pdf(INVOICE_LINES))
+    assert [line.text for line in doc.pages[0].lines] == INVOICE_LINES and doc.pages[0].source == "text_layer"
+    # visual only: the text layer is ignored and every page (up to max_ocr_pages) is OCR'd
+    scanned = extractor.read(JobContext("x", PDF, max_ocr_pages=5, visual_only=True), image_pdf(pages=2))
+    assert [page.source for page in scanned.pages] == ["ocr", "ocr"]
+    with pytest.raises(UnreadableDocument, match="Unsupported file type"):
+        extractor.read(JobContext("x", PDF), b"plain text, not a document")
