@@ -10,11 +10,10 @@ customer's LAN does not have. No Thai (use ``tesseract`` for ``OCR_LANG=th``).
 
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
 
 from models.ocr import OcrEngine, OcrLine
-from models.rapidocr_engine import check_options
+from models.rapidocr_engine import check_options, ocr_lines
 
 # The files the rapidocr 3.10 wheel ships in rapidocr/models (checked at start, never fetched).
 BUNDLED_MODELS = ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx", "ch_ppocr_mobile_v2.0_cls_mobile.onnx")
@@ -65,11 +64,4 @@ class PpOcrEngine(OcrEngine):
         result = self._ocr(image.convert("RGB"))
         if result.boxes is None or result.txts is None:
             return []
-        lines = []
-        for points, text, score in zip(result.boxes, result.txts, result.scores, strict=True):
-            text = unicodedata.normalize("NFKC", text).strip()
-            if text:
-                xs = [float(p[0]) for p in points]
-                ys = [float(p[1]) for p in points]
-                lines.append(OcrLine(text, (min(xs), min(ys), max(xs), max(ys)), float(score)))
-        return lines
+        return ocr_lines(zip(result.boxes, result.txts, result.scores, strict=True))

@@ -81,7 +81,7 @@ class RapidOcrEngine(OcrEngine):
         import numpy as np
 
         result, _ = self._ocr(np.asarray(image.convert("RGB")))
-        return _lines(result or [])
+        return ocr_lines(result or [])
 
     def recognize_batch(self, images: list) -> list[list[OcrLine]]:
         """OCR several pages (of one or many documents) with one recognition pass over all their
@@ -120,7 +120,7 @@ class RapidOcrEngine(OcrEngine):
                 continue
             boxes = ocr._get_origin_points(boxes, record, raw_h, raw_w)
             kept_boxes, kept = ocr.filter_result(list(boxes), recognised[first : first + count])
-            out.append(_lines([[box.tolist(), *res] for box, res in zip(kept_boxes or [], kept or [], strict=True)]))
+            out.append(ocr_lines([[box.tolist(), *res] for box, res in zip(kept_boxes or [], kept or [], strict=True)]))
         return out
 
 
@@ -161,7 +161,9 @@ def recognise_bucketed(recogniser, crops: list) -> list[tuple[str, float]]:
     return out
 
 
-def _lines(result) -> list[OcrLine]:
+def ocr_lines(result) -> list[OcrLine]:
+    """OcrLines from rapidocr's (corner points, text, score, ...) rows: NFKC text, the points'
+    enclosing box; empty texts left out. Shared by both rapidocr packages' engines."""
     lines = []
     for points, text, score, *_ in result:
         xs = [p[0] for p in points]
