@@ -47,7 +47,7 @@ LABELS: list[tuple[str, float, str]] = [
     (
         "paid_amount",
         3.0,
-        rf"amount{S}paid|paid{S}amount|total{S}paid|payment{S}received|erhaltene{S}anzahlungen?"
+        rf"amount{S}pa[il1]d|pa[il1]d{S}amount|total{S}pa[il1]d|payment{S}received|erhaltene{S}anzahlungen?"
         rf"|anzahlung(?:en)?|bereits{S}bezahlt|d[ée]j[àa]{S}pay[ée]|acompte{S}vers[ée]|reeds{S}betaald"
         rf"|voldaan|prepaid|less{S}paid",
     ),
@@ -96,7 +96,8 @@ LABELS: list[tuple[str, float, str]] = [
         1.0,
         rf"total{S}(?:qty|quantity|items?|tem\w*)|(?<![a-z])qty|item\(?s?\)?:|(?<![a-z])cash(?:{S}change)?"
         rf"|change(?:{S}due)?|tendered|(?<![a-z])visa|mastercard|points|prijzen{S}zijn{S}[il]nclusief{S}btw"
-        rf"|[il]ncl\w*\.?{S}(?:of{S})?(?:\d+%{S})?(?:gst|vat|btw|mwst)|payment(?:{S}mode)?:?|rate(?![a-z])|pax",
+        rf"|[il]ncl\w*\.?{S}(?:of{S})?(?:\d+%{S})?(?:gst|vat|btw|mwst)|(?:gst|vat){S}[il]nc(?:l\w*)?\.?(?![a-z])"
+        rf"|payment(?:{S}mode)?:?|rate(?![a-z])|pax",
     ),
     # ids and dates
     (
@@ -203,7 +204,7 @@ LABEL_RES = [(kind, weight, re.compile(pattern, re.I)) for kind, weight, pattern
 
 TITLE_RE = re.compile(
     r"^\W*(?:tax\s*invoice|invoice|facture|factuur|rechnung|receipt|bill|kopie\s+factuur|copy)\W*$|"
-    r"(?<![a-z])(?:invoice|facture|factuur|rechnung|receipt)(?![a-z])\W*",
+    r"(?<![a-z])(?:(?:payment|cash|sales|official|tax)\s+)?(?:invoice|facture|factuur|rechnung|receipt)(?![a-z])\W*",
     re.I,
 )
 

@@ -119,11 +119,21 @@ def annotate(lines: list[TextLine], dayfirst: bool, loose_dates: bool) -> None:
 
 
 def region_end(line: TextLine, label: LabelHit) -> int:
-    """Where the value region of ``label`` ends: at the next label of another meaning."""
+    """Where the value region of ``label`` ends: at the next label of another meaning. A
+    qualifier in brackets right after the label ("Total Due (GST Inc): 28.15") does not end it."""
     for other in line.labels:
         if other.start >= label.end and other.kind != label.kind:
+            if other.kind == "ignore" and _bracketed(line.text, label.end, other):
+                continue
             return other.start
     return len(line.text)
+
+
+def _bracketed(text: str, after: int, label: LabelHit) -> bool:
+    """Whether ``label`` stands alone in brackets that open right after position ``after``."""
+    return bool(
+        re.fullmatch(r"\s*\(\s*", text[after : label.start]) and re.match(r"\s*\)", text[label.end : label.end + 3])
+    )
 
 
 def below_lines(lines: list[TextLine], line: TextLine, box: tuple, depth: int = 2) -> list[TextLine]:

@@ -169,6 +169,7 @@ def _parse_row(row: list[TextLine], cols: dict[str, tuple], header: TextLine) ->
     desc = " ".join(_left_text(line, limit) for line in row)
     desc = re.sub(r"(?<!\S)\d{8,14}(?!\S)", " ", desc)  # GTIN / EAN codes printed in the article column
     desc = re.sub(r"^\s*\d{1,3}\s+(?=\S)", "", desc)  # position number
+    desc = _drop_leading_quantity(desc, item["quantity"], cols)
     item["sku"], desc = _split_sku(desc)
     item["description"] = " ".join(desc.split()).strip(" -:") or None
     if item["quantity"] is None and item["unit_price"] and item["line_total"]:
@@ -192,14 +193,28 @@ def _read_numeric_columns(item: dict, numbers: list, cols: dict[str, tuple], use
 
 
 def _description_limit(first: TextLine, numbers: list, cols: dict[str, tuple]) -> float:
-    """Where the description column ends: at the first numeric column of the header, so that
-    numbers inside a description ("16 GB") stay in it."""
+    """Where the description column ends: at the first numeric column of the header right of
+    the description's, so that numbers inside a description ("16 GB") stay in it. Columns
+    printed left of the description ("Pos. Menge Beschreibung ... Preis") do not end it."""
     numeric_cols = [cols[k][0] for k in ("quantity", "unit_price", "line_total", "tax") if k in cols]
-    limit = min(numeric_cols) - 5 if numeric_cols else first.bbox[2]
-    if "description" in cols and cols["description"][0] >= limit:
-        limit = first.bbox[2]
-    first_num_x = min((n[0][0] for n in numbers if n[2] is first), default=first.bbox[2])
-    return max(limit, min(first_num_x, limit)) if numeric_cols else first_num_x
+    if not numeric_cols:
+        return min((n[0][0] for n in numbers if n[2] is first), default=first.bbox[2])
+    start = cols["description"][0] if "description" in cols else None
+    right = [x for x in numeric_cols if start is None or x > start]
+    return min(right) - 5 if right else first.bbox[2]
+
+
+def _drop_leading_quantity(desc: str, quantity: Decimal | None, cols: dict[str, tuple]) -> str:
+    """``desc`` without the quantity it starts with, where the quantity column is printed left
+    of the description ("Pos. Menge Beschreibung": "1 Small Business Exchange")."""
+    if quantity is None or "quantity" not in cols or "description" not in cols:
+        return desc
+    if cols["quantity"][0] > cols["description"][0]:
+        return desc
+    match = re.match(r"^\s*(\d{1,5}(?:[.,]\d{1,3})?)\s+(?=\S)", desc)
+    if match and Decimal(match.group(1).replace(",", ".")) == quantity:
+        return desc[match.end() :]
+    return desc
 
 
 def _left_text(line: TextLine, limit: float) -> str:

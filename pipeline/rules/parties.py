@@ -230,7 +230,8 @@ def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
         head = raw[: company.end()]
         head = re.split(r"[:;]|\s[-–]\s|\b(?:by|von|par|door)\b", head)[-1]
         return _clean_name(head), 0.0, None
-    name = re.sub(r"\s*\(\s*[\w-]*\d[\w-]*\s*\)\s*$", "", raw)  # a registration number after the name
+    # a registration number after the name ("(126926-H)", "(139386 X)"), and a till code after it
+    name = re.sub(r"\s*\(\s*[\w-]*\d[\w -]*\)(?:\s+[A-Z]{0,3}\d[\w-]*)?\s*$", "", raw)
     return _clean_name(name), 0.0, None
 
 

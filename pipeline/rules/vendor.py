@@ -16,8 +16,9 @@ from pipeline.rules.labels import COMPANY_RE, EMAIL_RE, URL_RE
 from pipeline.rules.layout import TextLine
 
 _TITLE_WORDS_RE = re.compile(r"invoice|receipt|facture|factuur|rechnung|quittung|bill|invois|resit", re.I)
+# "Owned By :" may share its printed row with other labels ("Owned By : GST ID No: ... TAX INVOICE").
 _OWNER_RE = re.compile(
-    r"(?:owned|operated|managed|run)\s*by\W*$|(?:a\s*)?(?:division|subsidiary|member)\s*of\W*$", re.I
+    r"(?:owned|operated|managed)\s*by\b|run\s*by\W*$|(?:a\s*)?(?:division|subsidiary|member)\s*of\W*$", re.I
 )
 _FREEMAIL = {"gmail", "yahoo", "hotmail", "outlook", "live", "icloud", "gmx", "web", "aol", "mail", "example"}
 

@@ -299,7 +299,9 @@ def _numeric(match: re.Match, dayfirst: bool | None) -> tuple[str | None, bool]:
         return _make(year, b, a), False
     if b > 12 and a <= 12:
         return _make(year, a, b), False
-    ambiguous = a != b
+    # Dotted dates are day-first wherever they are printed (DIN 5008 "05.03.2018"), so only
+    # slashes and dashes leave the order open.
+    ambiguous = a != b and not (match.group("s") == "." and dayfirst is not False)
     if dayfirst is False:
         return _make(year, a, b), ambiguous
     return _make(year, b, a), ambiguous
@@ -323,14 +325,18 @@ def _named_date(day: int, month: str, year: int) -> str | None:
     return parsed.date().isoformat() if parsed else None
 
 
-_LOOSE_NUM = re.compile(DATE_PATTERNS[2][1].pattern.replace(r"(?<![\d.,])", "", 1))
+# Loose (OCR of receipts): also glued to digits before it, and a separator doubled ("26-05--2018").
+_LOOSE_NUM = re.compile(
+    DATE_PATTERNS[2][1].pattern.replace(r"(?<![\d.,])", "", 1).replace(r"\s?(?P=s)\s?", r"\s?(?P=s){1,2}\s?", 1)
+)
 
 
 def find_dates(text: str, dayfirst: bool | None = None, loose: bool = False) -> list[DateMatch]:
     """Every valid calendar date in ``text`` (years 1990-2100), left to right, without overlaps.
 
     ``dayfirst`` settles ``03/04/2023``: True (default when None) reads 3 April, False 4 March.
-    ``loose`` also accepts a numeric date glued to digits before it (OCR of receipts).
+    ``loose`` also accepts a numeric date glued to digits before it or with a doubled separator
+    ("26-05--2018"), as OCR of receipts reads them.
     Two-digit years are 20yy, Thai Buddhist years are converted, month names in English,
     German, French, Dutch, Spanish, Italian, Portuguese, Malay and Thai are understood.
     """

@@ -597,6 +597,53 @@ FIELD_CASES = [
         },
         id="name_over_legal_footer_is_the_vendor",
     ),
+    # Receipts as PP-OCR reads them (spaces kept, registration numbers and till codes beside
+    # the name): SROIE dev receipts 426, 492 and 531, invoice2data oyo.
+    pytest.param(
+        ocr_page(
+            "40: 60 AEON CO. (M) BHD (126926-H) A05148 | size 14",
+            "60: 60 3RD FLR, AEON TAMAN MALURI SC",
+            "75: 60 CHERAS, 55100 KUALA LUMPUR",
+            "90: 60 SHOPPING HOURS",
+            "105: 60 SUN-THU:1000 HRS - 2230 HRS",
+            "300: 60 TOTAL | 400 99.90",
+        ),
+        {"vendor_name": "AEON CO. (M) BHD"},
+        id="registration_number_and_till_code_after_the_name",
+    ),
+    pytest.param(
+        ocr_page(
+            "40: 60 SANYU STATIONERY SHOP | size 14",
+            "60: 60 NO. 31G&33G, JALAN SETIA INDAH X,U13/X",
+            "75: 60 40170 SETIA ALAM",
+            "90: 60 Owned By : GST ID No: 001531760640 TAX INVOICE",
+            "105: 60 SANYU SUPPLY SDN BHD (1135772-K)",
+            "300: 60 Total | 400 10.00",
+        ),
+        {"vendor_name": "SANYU STATIONERY SHOP"},
+        id="owned_by_sharing_its_row_with_other_labels",
+    ),
+    pytest.param(
+        ocr_page(
+            "300: 60 Sub Total RM | 400 28.15",
+            "315: 60 Total Due (GST Inc): | 400 28.15",
+            "330: 60 Pald: Cash | 400 50.00",
+            "345: 60 Change: | 400 21.85",
+        ),
+        {"total_amount": Decimal("28.15")},
+        id="bracketed_qualifier_after_the_total_label",
+    ),
+    pytest.param(
+        text_page(
+            "40: 60 OYO PAYMENT RECEIPT | size 20",
+            "80: 60 Guest Name: Sanjay | 300 Date:31/12/2017",
+            "200: 60 DESCRIPTION | 300 RATE | 400 AMOUNT",
+            "220: 60 Room Charges Rs 1939 x 1 Night x 1 Room | 400 Rs 1939",
+            "240: 60 Grand Total | 400 Rs 1939",
+        ),
+        {"vendor_name": "OYO"},
+        id="name_before_a_two_word_title",
+    ),
 ]
 
 
@@ -716,6 +763,20 @@ LINE_CASES = [
             },
         ],
         id="line_stating_prices_include_vat_is_no_item",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 QualityHosting AG | size 16",
+            "200: 40 Pos. Menge Beschreibung | 330 Rabatt % | 400 VK-Preis | 480 Zeilenbetrag",
+            "215: 40 4 1 Small Business Quality Exchange 2010 | 400 5,39 | 480 5,39",
+            "230: 40 5 2 Small Business Standard Exchange 2010 | 400 3,89 | 480 7,78",
+        ),
+        {},
+        [
+            {"description": "Small Business Quality Exchange 2010", "quantity": 1, "line_total": Decimal("5.39")},
+            {"description": "Small Business Standard Exchange 2010", "quantity": 2, "line_total": Decimal("7.78")},
+        ],
+        id="quantity_column_left_of_the_description",
     ),
 ]
 

@@ -77,6 +77,19 @@ def test_month_names_read_by_dateparser(printed, iso):
     assert parse_date(printed) == iso
 
 
+def test_ocr_date_with_a_doubled_separator_is_read_loosely():
+    # PP-OCR read "Date :26-05-2018 15:16:13" on SROIE receipt 547 as below
+    assert [d.iso for d in find_dates("Date :26-05--201815:16:13", True, loose=True)] == ["2018-05-26"]
+    assert find_dates("Date :26-05--2018", True) == []
+
+
+def test_dotted_dates_are_day_first_and_not_ambiguous():
+    (dotted,) = find_dates("vom 05.03.2018", True)
+    (slashed,) = find_dates("on 05/03/2018", True)
+    assert (dotted.iso, dotted.ambiguous) == ("2018-03-05", False)
+    assert (slashed.iso, slashed.ambiguous) == ("2018-03-05", True)
+
+
 def test_impossible_and_out_of_range_dates_are_not_dates():
     assert find_dates("31 Feb 2023") == []
     assert find_dates("12 May 1850") == []
