@@ -119,8 +119,8 @@ def check_ocr(settings: Settings) -> CheckResult:
             "ocr",
             False,
             f"engine {engine!r} does not load: {exc}",
-            'set ocr.engine to "rapidocr" (weights in its wheel) or install what the '
-            "engine needs (tesseract: tesserocr and Debian's tesseract-ocr-<lang>)",
+            'set ocr.engine to "ppocr" (weights in its wheel) or install what the '
+            "engine needs (tesseract, or OCR_LANG th: Debian's tesseract-ocr-<lang> and tesseract-ocr-osd)",
         )
     return CheckResult(
         "ocr", True, f"{engine} loads (OCR_LANG {settings.ocr.OCR_LANG}, {time.perf_counter() - started:.1f} s)"

@@ -113,6 +113,9 @@ class StripeSettings(Section):
 class OcrSettings(Section):
     engine: str = Field("rapidocr", min_length=1)
     OCR_LANG: Literal["ch", "en", "th"] = "ch"
+    # OCR_LANG "th" with an engine that has no Thai model (ppocr, rapidocr): the engine for the
+    # pages whose script Tesseract's OSD finds to be Thai ("": none, the engine refuses "th").
+    thai_engine: str = "tesseract"
     concurrency: int = Field(1, ge=1)
     dpi: int = Field(200, ge=72, le=600)
     threads: int = Field(2, ge=1)
@@ -125,6 +128,10 @@ class OcrSettings(Section):
     batch_window_ms: int = Field(50, ge=0)
     # GPUs reserved by each OCR stage actor (Ray's num_gpus; fractions share one GPU).
     num_gpus: float = Field(0.0, ge=0)
+    # ocr.engine = "ppocr": local PP-OCR ONNX files instead of the bundled PP-OCRv6 small detector
+    # or recogniser ("": the bundled ones); nothing is downloaded.
+    ppocr_det_model: str = ""
+    ppocr_rec_model: str = ""
     # ocr.engine = "surya" (GPU hosts): surya-ocr runs in its own environment (scripts/setup-surya)
     # beside ours. Empty surya_python: <checkout>/.venv-surya/bin/python.
     surya_python: str = ""
@@ -275,10 +282,11 @@ class Settings(BaseModel):
             ocr_threads=self.ocr.threads,
             ocr_device=self.ocr.device,
             ocr_options=tuple(
-                (name.removeprefix("surya_"), str(value))
+                (name.split("_", 1)[1], str(value))
                 for name, value in self.ocr.model_dump().items()
-                if name.startswith("surya_")
+                if name.startswith(f"{self.ocr.engine}_")
             ),
+            ocr_thai_engine=self.ocr.thai_engine,
             dpi=self.ocr.dpi,
             llm_backend=self.llm.backend,
             llm_model_path=self.llm.model_path,

@@ -10,10 +10,17 @@ Two figures that do not depend on reading order:
   the recognised text holds as a separate word (a glued ``SDNBHD`` holds neither ``SDN`` nor
   ``BHD``); counted with multiplicity.
 
-Each engine runs in its own process (``--worker``) through the pipeline's reading step
+Sets: the dev receipts (truth: ``<stem>.lines.csv``), the dev set's PDFs rendered as scans
+(``invoice2data`` and ``zugferd-corpus``: truth is each page's own text layer, which the
+visual-only read ignores; the pages the pipeline OCRs, at most ``OCR_MAX_PDF_PAGES``), and with
+``--train`` the train receipts.
+
+Rows are the engines the appliance can load (``ocr.engine``) and ``VARIANTS`` of them: one
+engine's detector with another's recogniser, page pre-processing, other render dpi. Each row
+runs in its own process (``--worker``) through the pipeline's reading step
 (``pipeline.runner.Extractor.read``, visual only): the same engine object and pre-processing the
-appliance uses. Seconds are wall time per receipt after the engine is loaded; memory is the
-worker process's peak resident set (``ru_maxrss``), the engine and its sessions included.
+appliance uses. Seconds are wall time per receipt or page after the engine is loaded; memory is
+the worker process's peak resident set (``ru_maxrss``), the engine and its sessions included.
 """
 
 from __future__ import annotations
@@ -35,6 +42,23 @@ from pathlib import Path
 from bench.datasets import DATASETS, ROOT
 
 ENGINES = ("rapidocr", "ppocr", "tesseract")
+# Variants of the default engine: row name -> (engine, ModelConfig fields to replace). "<v4 det>"
+# is rapidocr-onnxruntime's PP-OCRv4 detector, resolved in the worker.
+VARIANTS = {
+    "ppocr+v4det": ("ppocr", {"ocr_options": (("det_model", "<v4 det>"),)}),
+    "ppocr+autocontrast": ("bench.ocr:AutocontrastPpOcr", {}),
+    "ppocr@150dpi": ("ppocr", {"dpi": 150}),
+    "ppocr@300dpi": ("ppocr", {"dpi": 300}),
+}
+VARIANT_NOTES = {
+    "ppocr+v4det": "rapidocr's PP-OCRv4 det with ppocr's PP-OCRv6 small rec (`ocr.ppocr_det_model`)",
+    "ppocr+autocontrast": "ppocr on the page in grey, contrast stretched (PIL `ImageOps.autocontrast`, 1% cut-off)",
+    "ppocr@150dpi": "ppocr, PDF pages rendered at 150 dpi (`ocr.dpi`; default 200)",
+    "ppocr@300dpi": "ppocr, PDF pages rendered at 300 dpi",
+}
+RECEIPT_ROWS = (*ENGINES, "ppocr+v4det", "ppocr+autocontrast")
+PAGE_ROWS = (*ENGINES, "ppocr+v4det", "ppocr@150dpi", "ppocr@300dpi")
+PAGE_SOURCES = ("invoice2data", "zugferd-corpus")
 # 12.50, 1,234.00, 1.234,00 and 25/12/2018, 25-12-18, 2018.12.25 (SROIE prints day first)
 AMOUNT = r"\d{1,3}(?:[.,]\d{3})*[.,]\d{2}(?!\d)"
 DATE = r"\d{1,4}[./-]\d{1,2}[./-]\d{2,4}"
@@ -106,25 +130,67 @@ def receipts(folder: Path, limit: int | None = None) -> list[tuple[Path, Path]]:
     return found[:limit] if limit else found
 
 
-def worker(engine: str, files: list[Path]) -> None:
-    """Read ``files`` with ``engine`` through the pipeline's reading step; print one JSON line
-    per file ({file, seconds, text}) and a last one with the load time and peak memory."""
+def pdf_pages(folder: Path, limit: int | None = None) -> list[tuple[Path, None]]:
+    """(pdf, None) of the dev PDFs of ``PAGE_SOURCES`` under ``folder`` (the datasets): their
+    truth is their own text layer, read by the worker."""
+    found = [(pdf, None) for source in PAGE_SOURCES for pdf in sorted((folder / source).glob("*.pdf"))]
+    return found[:limit] if limit else found
+
+
+class AutocontrastPpOcr:
+    """ppocr on the page in grey with its contrast stretched: a pre-processing row of the table
+    (loaded by its ``module:Class`` name like any engine)."""
+
+    name = "ppocr+autocontrast"
+
+    def __init__(self, **options) -> None:
+        from models.registry import load_ocr
+
+        self._engine = load_ocr("ppocr", **options)
+
+    def recognize(self, image):
+        from PIL import ImageOps
+
+        return self._engine.recognize(ImageOps.autocontrast(ImageOps.grayscale(image), cutoff=1).convert("RGB"))
+
+
+def row_models(row: str):
+    """The worker's ``ModelConfig`` for a row: an engine name, or a ``VARIANTS`` name."""
     import dataclasses
+    from importlib.util import find_spec
 
     from appliance.settings import Settings
+
+    engine, fields = VARIANTS.get(row, (row, {}))
+    if "ocr_options" in fields:
+        v4_det = Path(find_spec("rapidocr_onnxruntime").origin).with_name("models") / "ch_PP-OCRv4_det_infer.onnx"
+        options = tuple((k, str(v4_det) if v == "<v4 det>" else v) for k, v in fields["ocr_options"])
+        fields = fields | {"ocr_options": options}
+    return dataclasses.replace(Settings().worker_models(), ocr_engine=engine, llm_enabled=False, **fields)
+
+
+def worker(row: str, files: list[Path]) -> None:
+    """Read ``files`` with the row's engine through the pipeline's reading step; print one JSON
+    line per file ({file, seconds, pages: [text of each page read], truth_pages: the text layer
+    of those pages, "" where a page has none, for a PDF}) and a last one with the load time and
+    peak memory."""
     from pipeline.context import JobContext
     from pipeline.runner import Extractor
 
     started = time.perf_counter()
-    models = dataclasses.replace(Settings().worker_models(), ocr_engine=engine, llm_enabled=False)
+    models = row_models(row)
     extractor = Extractor(models)
     load = time.perf_counter() - started
     for path in files:
         data = path.read_bytes()
         started = time.perf_counter()
         doc = extractor.read(JobContext(path.name, "", visual_only=True), data)
-        row = {"file": str(path), "seconds": time.perf_counter() - started, "text": doc.text}
-        print(json.dumps(row, ensure_ascii=False), flush=True)
+        out = {"file": str(path), "seconds": time.perf_counter() - started, "pages": [p.text for p in doc.pages]}
+        if path.suffix.lower() == ".pdf":
+            layer = extractor.read(JobContext(path.name, "", max_ocr_pages=0), data)
+            by_number = {p.number: p.text for p in layer.pages if p.source == "text_layer"}
+            out["truth_pages"] = [by_number.get(p.number, "") for p in doc.pages]
+        print(json.dumps(out, ensure_ascii=False), flush=True)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"load_seconds": load, "peak_mb": peak_mb}), flush=True)
 
@@ -141,8 +207,10 @@ class EngineRun:
     misses: list[str]
 
 
-def run_engine(engine: str, pairs: list[tuple[Path, Path]]) -> EngineRun:
-    """Run ``engine`` over ``pairs`` in a worker process and score what it read."""
+def run_engine(engine: str, pairs: list[tuple[Path, Path | None]]) -> EngineRun:
+    """Run the row ``engine`` over ``pairs`` ((file, lines.csv), or (pdf, None): truth from its
+    text layer) in a worker process and score what it read. A PDF counts its pages with a text
+    layer, each page's seconds its share of the document's."""
     command = [sys.executable, "-m", "bench.ocr", "--worker", engine, *(str(image) for image, _ in pairs)]
     proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
@@ -151,20 +219,28 @@ def run_engine(engine: str, pairs: list[tuple[Path, Path]]) -> EngineRun:
     tail, rows = rows[-1], rows[:-1]
     total, seconds, misses = Score(), [], []
     for (image, lines), row in zip(pairs, rows, strict=True):
-        truth = truth_text(lines)
-        one = score(truth, row["text"])
-        total += one
-        seconds.append(row["seconds"])
-        missed = [token for token in amounts_and_dates(truth) if token not in row["text"]]
-        if missed:
-            misses.append(f"{image.stem}: {', '.join(missed[:4])}")
+        if lines is not None:
+            units = [(image.stem, truth_text(lines), "\n".join(row["pages"]), row["seconds"])]
+        else:
+            each = row["seconds"] / max(len(row["pages"]), 1)
+            units = [
+                (f"{image.stem} p{n}", truth, read, each)
+                for n, (truth, read) in enumerate(zip(row["truth_pages"], row["pages"], strict=True), 1)
+                if truth.strip()
+            ]
+        for name, truth, read, spent in units:
+            total += score(truth, read)
+            seconds.append(spent)
+            missed = [token for token in amounts_and_dates(truth) if token not in read]
+            if missed:
+                misses.append(f"{name}: {', '.join(missed[:4])}")
     return EngineRun(engine, total, seconds, tail["load_seconds"], tail["peak_mb"], misses)
 
 
 def table(runs: list[EngineRun]) -> list[str]:
     """Markdown rows of ``runs``."""
     out = [
-        "| engine | amounts and dates | words | s per receipt (median, max) | load s | peak MB |",
+        "| engine | amounts and dates | words | s per receipt or page (median, max) | load s | peak MB |",
         "|---|---|---|---|---|---|",
     ]
     for run in runs:
@@ -187,8 +263,11 @@ def report(sets: dict[str, list[EngineRun]], command: str) -> str:
         "(`pipeline.runner.Extractor.read`, visual only). Figures: `bench/ocr.py` (amounts and dates found "
         "verbatim; words of 3+ letters held as separate words).",
     ]
+    variants = sorted({run.engine for runs in sets.values() for run in runs} & set(VARIANT_NOTES))
+    if variants:
+        lines += ["", "Variants: " + "; ".join(f"`{v}`: {VARIANT_NOTES[v]}" for v in variants) + "."]
     for name, runs in sets.items():
-        lines += ["", f"## {name} ({len(runs[0].seconds)} receipts)", "", *table(runs)]
+        lines += ["", f"## {name} ({len(runs[0].seconds)})", "", *table(runs)]
         for run in runs:
             if run.misses:
                 lines += ["", f"{run.engine} missed amounts or dates in: " + "; ".join(run.misses[:8])]
@@ -198,7 +277,9 @@ def report(sets: dict[str, list[EngineRun]], command: str) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="scripts/bench-ocr", description=__doc__.split("\n\n")[0])
     parser.add_argument("--datasets", type=Path, default=DATASETS)
-    parser.add_argument("--engines", default=",".join(ENGINES), help=f"comma-separated, of: {', '.join(ENGINES)}")
+    choices = ", ".join((*ENGINES, *VARIANTS))
+    parser.add_argument("--engines", default=None, help=f"rows, comma-separated, of: {choices} (default: all)")
+    parser.add_argument("--no-pages", action="store_true", help="leave out the dev PDFs rendered as scans")
     parser.add_argument("--train", action="store_true", help="also the train receipts (datasets/train/sroie)")
     parser.add_argument("--limit", type=int, default=None, help="at most this many receipts per set")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ocr.md")
@@ -208,15 +289,19 @@ def main(argv: list[str] | None = None) -> None:
     if args.worker:
         worker(args.worker, args.files)
         return
-    folders = {"dev receipts (datasets/sroie)": args.datasets / "sroie"}
+    chosen = args.engines.split(",") if args.engines else None
+    plan = {"dev receipts (datasets/sroie), receipts": (receipts(args.datasets / "sroie", args.limit), RECEIPT_ROWS)}
+    if not args.no_pages:
+        name = "dev PDFs rendered as scans (invoice2data, zugferd-corpus; truth: their text layers), pages"
+        plan[name] = (pdf_pages(args.datasets, args.limit), PAGE_ROWS)
     if args.train:
-        folders["train receipts (datasets/train/sroie)"] = args.datasets / "train" / "sroie"
+        train = receipts(args.datasets / "train" / "sroie", args.limit)
+        plan["train receipts (datasets/train/sroie), receipts"] = (train, ENGINES)
     sets: dict[str, list[EngineRun]] = {}
-    for name, folder in folders.items():
-        pairs = receipts(folder, args.limit)
+    for name, (pairs, rows) in plan.items():
         if not pairs:
-            sys.exit(f"no receipts with a .lines.csv in {folder}")
-        for engine in args.engines.split(","):
+            sys.exit(f"no documents with a truth for {name} in {args.datasets}")
+        for engine in chosen or rows:
             run = run_engine(engine, pairs)
             print(f"bench-ocr: {name}, {engine}: {table([run])[-1]}", file=sys.stderr, flush=True)
             sets.setdefault(name, []).append(run)

@@ -31,15 +31,32 @@ def bundled_models_dir() -> Path:
     return folder
 
 
+def local_model(path: str, option: str) -> str:
+    """``path`` (an operator's local ONNX file for ``option``) if it exists. Raises
+    FileNotFoundError naming the option: rapidocr would otherwise try to download."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"ocr.{option} = {path!r}: no such file")
+    return path
+
+
 class PpOcrEngine(OcrEngine):
     """OCR with PP-OCRv6 small (``rapidocr`` 3.x). ``lang`` is OCR_LANG (``ch`` or ``en``: one
     multilingual model serves both); ``threads`` per onnxruntime session; ``device`` ``cpu`` or
-    ``cuda`` (onnxruntime-gpu); ``rec_batch`` line crops per recognition call."""
+    ``cuda`` (onnxruntime-gpu); ``rec_batch`` line crops per recognition call; ``det_model`` and
+    ``rec_model``: local PP-OCR ONNX files to use instead of the bundled detector or recogniser
+    (``ocr.ppocr_det_model``, ``ocr.ppocr_rec_model``; "" for the bundled ones)."""
 
     name = "ppocr"
 
     def __init__(
-        self, lang: str = "ch", threads: int = 2, device: str = "cpu", rec_batch: int = 0, **_: object
+        self,
+        lang: str = "ch",
+        threads: int = 2,
+        device: str = "cpu",
+        rec_batch: int = 0,
+        det_model: str = "",
+        rec_model: str = "",
+        **_: object,
     ) -> None:
         check_options(self.name, lang, device)
         folder = bundled_models_dir()
@@ -49,8 +66,12 @@ class PpOcrEngine(OcrEngine):
             "Global.log_level": "warning",
             "EngineConfig.onnxruntime.intra_op_num_threads": threads,
             "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-            "Det.model_path": str(folder / BUNDLED_MODELS[0]),
-            "Rec.model_path": str(folder / BUNDLED_MODELS[1]),
+            "Det.model_path": local_model(det_model, "ppocr_det_model")
+            if det_model
+            else str(folder / BUNDLED_MODELS[0]),
+            "Rec.model_path": local_model(rec_model, "ppocr_rec_model")
+            if rec_model
+            else str(folder / BUNDLED_MODELS[1]),
             "Cls.model_path": str(folder / BUNDLED_MODELS[2]),
             "Rec.rec_batch_num": rec_batch or (64 if device == "cuda" else 6),
         }

@@ -163,11 +163,12 @@ def recognise_bucketed(recogniser, crops: list) -> list[tuple[str, float]]:
 
 def ocr_lines(result) -> list[OcrLine]:
     """OcrLines from rapidocr's (corner points, text, score, ...) rows: NFKC text, the points'
-    enclosing box; empty texts left out. Shared by both rapidocr packages' engines."""
+    enclosing box as Python floats (rapidocr 3 gives numpy float32, which JSON cannot write);
+    empty texts left out. Shared by both rapidocr packages' engines."""
     lines = []
     for points, text, score, *_ in result:
-        xs = [p[0] for p in points]
-        ys = [p[1] for p in points]
+        xs = [float(p[0]) for p in points]
+        ys = [float(p[1]) for p in points]
         text = unicodedata.normalize("NFKC", text).strip()
         if text:
             lines.append(OcrLine(text, (min(xs), min(ys), max(xs), max(ys)), float(score)))

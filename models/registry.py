@@ -25,6 +25,9 @@ OCR_ENGINES = {
     "tesseract": "models.tesseract_engine:TesseractEngine",
     "surya": "models.surya_engine:SuryaEngine",  # GPU hosts; its own environment (docs/surya.md)
 }
+# Built-in engines without a Thai model (they refuse OCR_LANG "th"; pipeline.runner.ocr_engine
+# routes Thai pages to ocr.thai_engine instead).
+NO_THAI = frozenset({"rapidocr", "ppocr"})
 LLM_BACKENDS = {
     "llama_cpp": "models.llama_cpp_backend:LlamaCppBackend",
     "none": "models.llm:NoLlm",

@@ -10,11 +10,15 @@ folder named by ``TESSDATA_PREFIX``). OCR_LANG maps onto Tesseract's languages b
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from pathlib import Path
 
 from models.ocr import TESSERACT_LANGS, OcrEngine, OcrLine
 
+# Tesseract's Thai model returns each syllable as a word, so its lines come back as
+# "ร ว ม ท ั ้ ง ส ิ ้ น"; Thai writes words without spaces, so spaces between two Thai characters go.
+_THAI_GAP = re.compile(r"(?<=[\u0e00-\u0e7f]) (?=[\u0e00-\u0e7f])")
 DEBIAN_TESSDATA = ("/usr/share/tesseract-ocr/5/tessdata", "/usr/share/tesseract-ocr/4.00/tessdata")
 
 
@@ -62,7 +66,7 @@ class TesseractEngine(OcrEngine):
             box = item.BoundingBox(level)
             if not text or box is None:
                 continue
-            text = unicodedata.normalize("NFKC", " ".join(text.split()))
+            text = _THAI_GAP.sub("", unicodedata.normalize("NFKC", " ".join(text.split())))
             if text:
                 x0, y0, x1, y1 = box
                 lines.append(

@@ -12,14 +12,15 @@ class ModelConfig:
 
     No defaults here: the appliance's settings own them, and ``Settings.worker_models()`` is
     the one place that builds a ModelConfig (names as in config.toml: ``ocr.engine``,
-    ``ocr.OCR_LANG``, ``ocr.threads``, ``ocr.device``, ``ocr.dpi``, ``llm.*``
-    (``ocr_options``: the engine's own keys, ``ocr.surya_*`` without the prefix, passed to it
-    as keyword arguments)
-    (``llm_adapter_path``: the LoRA GGUF to apply, "" for none; ``llm_gpu_layers``: layers on
-    the GPU, 0 none, -1 all; ``llm_arbiter_table``: the
-    ``pipeline.decision.arbitrate.ArbiterTable`` file, "" for the bundled one),
-    ``limits.worker_memory_mb``
-    (MB, 0: no limit) and ``limits.job_timeout_seconds`` (seconds, 0: none)).
+    ``ocr.OCR_LANG``, ``ocr.threads``, ``ocr.device``, ``ocr.dpi``, ``llm.*``).
+    ``ocr_thai_engine``: the engine for the pages OSD finds Thai on when OCR_LANG is "th" and
+    ``ocr_engine`` has no Thai model, "" for none. ``ocr_options``: the engine's own keys,
+    ``ocr.<engine>_*`` without the prefix (``surya_python``, ``ppocr_det_model``), passed to it
+    as keyword arguments. ``llm_adapter_path``: the LoRA GGUF to apply, "" for none;
+    ``llm_gpu_layers``: layers on the GPU, 0 none, -1 all; ``llm_arbiter_table``: the
+    ``pipeline.decision.arbitrate.ArbiterTable`` file, "" for the bundled one;
+    ``limits.worker_memory_mb`` (MB, 0: no limit) and ``limits.job_timeout_seconds`` (seconds,
+    0: none).
     """
 
     ocr_engine: str
@@ -27,6 +28,7 @@ class ModelConfig:
     ocr_threads: int
     ocr_device: str
     ocr_options: tuple[tuple[str, str], ...]
+    ocr_thai_engine: str
     dpi: int
     llm_backend: str
     llm_model_path: str

@@ -9,7 +9,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from models.registry import load_llm, load_ocr
+from models.registry import NO_THAI, load_llm, load_ocr
 from pipeline.context import JobContext, ModelConfig
 from pipeline.decision.arbitrate import ArbiterTable
 from pipeline.document import DocumentText
@@ -23,11 +23,20 @@ READING = select(skip={"einvoice", "tier 0 forced"}, until="read text")
 
 
 def ocr_engine(models: ModelConfig, **extra: Any):
-    """The OCR engine ``models`` names, loaded with its options (``ocr.*``)."""
+    """The OCR engine ``models`` names, loaded with its options (``ocr.*``). With OCR_LANG "th"
+    and an engine without a Thai model, a ``models.script_router.ScriptRouter`` that reads the
+    pages Tesseract's OSD finds Thai on with ``ocr.thai_engine`` and the others with the engine.
+    Raises FileNotFoundError when OSD's ``osd.traineddata`` is missing."""
     options = dict(models.ocr_options) | extra
-    return load_ocr(
-        models.ocr_engine, lang=models.ocr_lang, threads=models.ocr_threads, device=models.ocr_device, **options
-    )
+    common = {"threads": models.ocr_threads, "device": models.ocr_device}
+    if models.ocr_lang == "th" and models.ocr_engine in NO_THAI and models.ocr_thai_engine:
+        from models.script_router import ScriptRouter
+        from models.tesseract_engine import find_tessdata
+
+        primary = load_ocr(models.ocr_engine, lang="ch", **common, **options)
+        thai = load_ocr(models.ocr_thai_engine, lang="th", **common)
+        return ScriptRouter(primary, {"Thai": thai}, find_tessdata("osd"))
+    return load_ocr(models.ocr_engine, lang=models.ocr_lang, **common, **options)
 
 
 def llm_backend(models: ModelConfig):

@@ -12,7 +12,7 @@ from tests.paths import ROOT
 def test_cli_and_api_import_without_heavy_libraries():
     code = (
         "import sys, appliance.cli, api.app, server.run, pipeline.runner, pipeline.runtime.pool\n"
-        "heavy = [m for m in ('llama_cpp', 'onnxruntime', 'torch', 'ray', 'rapidocr_onnxruntime', 'cv2')"
+        "heavy = [m for m in ('llama_cpp', 'onnxruntime', 'torch', 'ray', 'rapidocr_onnxruntime', 'rapidocr', 'cv2')"
         " if m in sys.modules]\n"
         "print(heavy); sys.exit(1 if heavy else 0)\n"
     )

@@ -146,9 +146,10 @@ def test_a_crashing_check_is_a_failure_not_a_traceback(tmp_path, monkeypatch):
 
 
 @pytest.mark.model
-def test_real_models_rapidocr_loads_and_bundled_gguf_is_assembled_with_its_sha256(tmp_path):
-    settings = make_settings(tmp_path, {"ocr": {"engine": "rapidocr"}, "llm": {"backend": "llama_cpp"}})
+def test_real_ocr_engines_load_and_bundled_gguf_is_assembled_with_its_sha256(tmp_path):
+    settings = make_settings(tmp_path, {"ocr": {"engine": "ppocr"}, "llm": {"backend": "llama_cpp"}})
     assert checks.check_ocr(settings).ok
+    assert checks.check_ocr(make_settings(tmp_path, {"ocr": {"engine": "rapidocr"}})).ok
     first = checks.check_llm(settings)
     assert first.ok and "assembled" in first.detail, first.line()
     again = checks.check_llm(settings)

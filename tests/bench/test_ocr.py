@@ -46,5 +46,20 @@ def test_bench_ocr_writes_its_table(tmp_path):
     result = subprocess.run([*command, "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     report = out.read_text()
-    assert "## dev receipts (datasets/sroie) (2 receipts)" in report
+    assert "## dev receipts (datasets/sroie), receipts (2)" in report
     assert "| tests.fakes.ocr:TextOcr | " in report and "missed amounts or dates in: 004" in report
+    # the dev PDFs rendered as scans: every page with a text layer is a unit, scored against it
+    pages = report.split("## dev PDFs rendered as scans")[1]
+    assert "| tests.fakes.ocr:TextOcr | " in pages and "missed amounts or dates in: AmazonWebServices p1: 4.11" in pages
+
+
+def test_a_variant_row_names_its_engine_and_model_settings():
+    from bench.ocr import VARIANT_NOTES, VARIANTS, row_models
+
+    assert set(VARIANTS) == set(VARIANT_NOTES)
+    combined = row_models("ppocr+v4det")
+    assert combined.ocr_engine == "ppocr" and dict(combined.ocr_options)["det_model"].endswith(
+        "ch_PP-OCRv4_det_infer.onnx"
+    )
+    assert row_models("ppocr@300dpi").dpi == 300
+    assert row_models("tesseract").ocr_engine == "tesseract"

@@ -1,5 +1,5 @@
 """End to end with the real models on real documents from ../shared/datasets: the embedded OCR
-engine (rapidocr) and the embedded GGUF (Gemma 3 270M via llama.cpp) with our bundled LoRA
+engine (ppocr) and the embedded GGUF (Gemma 3 270M via llama.cpp) with our bundled LoRA
 adapter, one test per pipeline path.
 
 Text-layer PDF: upload through the API to a real server, poll until ready.
@@ -33,7 +33,7 @@ def model_sections(ocr: str, llm: str, pool: str = "inline", **more: dict) -> di
     return {"ocr": {"engine": ocr}, "llm": {"backend": llm}, "pool": {"backend": pool, "workers": 1}, **more}
 
 
-REAL_MODELS = model_sections("rapidocr", "llama_cpp")
+REAL_MODELS = model_sections("ppocr", "llama_cpp")
 
 
 async def test_text_layer_pdf_through_the_api(harness_factory, tmp_path):
@@ -55,7 +55,7 @@ async def test_text_layer_pdf_through_the_api(harness_factory, tmp_path):
 
 
 def test_scanned_receipt_through_extract_on_ray(tmp_path):
-    config = write_config(tmp_path, model_sections("rapidocr", "llama_cpp", pool="ray", ray={"num_cpus": 2}))
+    config = write_config(tmp_path, model_sections("ppocr", "llama_cpp", pool="ray", ray={"num_cpus": 2}))
     image = DATASETS / "sroie" / "004.jpg"
     truth = json.loads((DATASETS / "sroie" / "004.json").read_text())
     result = cli(config, "extract", "--out", str(tmp_path / "out"), str(image))
@@ -65,7 +65,7 @@ def test_scanned_receipt_through_extract_on_ray(tmp_path):
     assert record["data"]["total_amount"] == truth["total_amount"]
     assert record["data"]["invoice_date"] == truth["invoice_date"]
     assert record["ocrConfidence"] is not None and 0.5 < record["ocrConfidence"] <= 1
-    assert record["extractionProvider"] == f"rapidocr+rules+{ADAPTER_PROVIDER}"
+    assert record["extractionProvider"] == f"ppocr+rules+{ADAPTER_PROVIDER}"
     assert agreed(record["routingReason"]) >= 2, record["routingReason"]
 
 

@@ -3,13 +3,14 @@ language data are absent)."""
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from models.registry import load_ocr
-from tests.conftest import DATASETS, needs_datasets
+from tests.conftest import DATASETS, make_settings, needs_datasets
 
 pytestmark = [pytest.mark.model, needs_datasets]
 RECEIPT = DATASETS / "sroie" / "004.jpg"
@@ -105,6 +106,20 @@ def test_ppocr_loads_and_reads_with_its_bundled_models_and_no_network(monkeypatc
     # PP-OCRv6 keeps the spaces that the PP-OCRv4 "ch" model drops (MR D.I.Y.(M)SDN BHD)
     assert "SDN BHD" in text and "30.90" in text
     assert all(0 <= line.confidence <= 1 and line.bbox[0] < line.bbox[2] for line in lines)
+    # plain floats: rapidocr 3's numpy float32 boxes made `appliance ocr --json` fail
+    assert all(type(v) is float for line in lines for v in (*line.bbox, line.confidence))
+
+
+def test_ppocr_takes_an_operators_local_detector_and_names_a_missing_one(tmp_path):
+    from pipeline.runner import ocr_engine
+
+    v4_det = Path(find_spec("rapidocr_onnxruntime").origin).with_name("models") / "ch_PP-OCRv4_det_infer.onnx"
+    models = make_settings(tmp_path, {"ocr": {"engine": "ppocr", "ppocr_det_model": str(v4_det)}}).worker_models()
+    assert dict(models.ocr_options) == {"det_model": str(v4_det), "rec_model": ""}
+    lines = ocr_engine(models).recognize(Image.open(RECEIPT).convert("RGB"))
+    assert any("30.90" in line.text for line in lines)
+    with pytest.raises(FileNotFoundError, match="ocr.ppocr_rec_model = .*no such file"):
+        load_ocr("ppocr", rec_model=str(tmp_path / "rec.onnx"))
 
 
 def test_ppocr_without_its_bundled_models_refuses_to_start(monkeypatch):
