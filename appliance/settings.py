@@ -111,7 +111,7 @@ class StripeSettings(Section):
 
 
 class OcrSettings(Section):
-    engine: str = Field("rapidocr", min_length=1)
+    engine: str = Field("ppocr", min_length=1)
     OCR_LANG: Literal["ch", "en", "th"] = "ch"
     # OCR_LANG "th" with an engine that has no Thai model (ppocr, rapidocr): the engine for the
     # pages whose script Tesseract's OSD finds to be Thai ("": none, the engine refuses "th").

@@ -52,18 +52,22 @@ TIER2 = select(skip={"einvoice", "tier 0 forced"})
 
 
 class LazyOcr:
-    """RapidOCR with one thread, loaded when a page first needs it (a full cache needs none)."""
-
-    name = "rapidocr"
+    """The shipped OCR engine (``ocr.engine``'s default) with one thread, loaded when a page
+    first needs it (a full cache needs none): the confidence table is fitted on the text of the
+    engine that ships."""
 
     def __init__(self) -> None:
+        from training.extraction import shipped_models
+
+        self.models = shipped_models(ocr_threads=1)
+        self.name = self.models.ocr_engine
         self._engine = None
 
     def recognize(self, image) -> list:
         if self._engine is None:
-            from models.registry import load_ocr
+            from pipeline.runner import ocr_engine
 
-            self._engine = load_ocr("rapidocr", threads=1)
+            self._engine = ocr_engine(self.models)
         return self._engine.recognize(image)
 
 

@@ -39,8 +39,10 @@ def fold_of(group: str) -> int:
 
 
 def _engine(lang: str):
-    """The OCR engine the appliance would use for ``lang``: rapidocr (the embedded default) for
-    Latin and Chinese text, Tesseract for Thai (rapidocr has no Thai model)."""
+    """The OCR engine the committed adapter's training text was read with: rapidocr (PP-OCRv4
+    "ch", the embedded default until ppocr replaced it) for Latin and Chinese text, Tesseract for
+    Thai. Kept so that scripts/train-extractor rebuilds that adapter; training on ppocr's text
+    (the shipped default now) is a new adapter, to be measured before it ships."""
     from models.registry import load_ocr
 
     if lang == "th":

@@ -1,5 +1,5 @@
 """End to end with the real models on real documents from ../shared/datasets: the embedded OCR
-engine (ppocr) and the embedded GGUF (Gemma 3 270M via llama.cpp) with our bundled LoRA
+engine (ppocr, the default) and the embedded GGUF (Gemma 3 270M via llama.cpp) with our bundled LoRA
 adapter, one test per pipeline path.
 
 Text-layer PDF: upload through the API to a real server, poll until ready.
