@@ -40,6 +40,7 @@ from datetime import date
 from pathlib import Path
 
 from bench.datasets import DATASETS, ROOT
+from models.ocr import OcrEngine
 
 ENGINES = ("rapidocr", "ppocr", "tesseract")
 # Variants of the default engine: row name -> (engine, ModelConfig fields to replace). "<v4 det>"
@@ -137,7 +138,7 @@ def pdf_pages(folder: Path, limit: int | None = None) -> list[tuple[Path, None]]
     return found[:limit] if limit else found
 
 
-class AutocontrastPpOcr:
+class AutocontrastPpOcr(OcrEngine):
     """ppocr on the page in grey with its contrast stretched: a pre-processing row of the table
     (loaded by its ``module:Class`` name like any engine)."""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 from bench.ocr import Score, amounts_and_dates, receipts, score, truth_text, words
 from bench.server import ROOT
 from tests.conftest import DATASETS, needs_datasets
@@ -63,3 +65,12 @@ def test_a_variant_row_names_its_engine_and_model_settings():
     )
     assert row_models("ppocr@300dpi").dpi == 300
     assert row_models("tesseract").ocr_engine == "tesseract"
+
+
+@pytest.mark.model
+def test_the_pre_processing_row_loads_as_an_engine():
+    from bench.ocr import row_models
+    from models.registry import load_ocr
+
+    engine = load_ocr(row_models("ppocr+autocontrast").ocr_engine, lang="ch", threads=1)
+    assert engine.name == "ppocr+autocontrast"
