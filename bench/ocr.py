@@ -158,14 +158,14 @@ class AutocontrastPpOcr(OcrEngine):
 def row_models(row: str):
     """The worker's ``ModelConfig`` for a row: an engine name, or a ``VARIANTS`` name."""
     import dataclasses
-    from importlib.util import find_spec
 
     from appliance.settings import Settings
 
     engine, fields = VARIANTS.get(row, (row, {}))
     if "ocr_options" in fields:
-        v4_det = Path(find_spec("rapidocr_onnxruntime").origin).with_name("models") / "ch_PP-OCRv4_det_infer.onnx"
-        options = tuple((k, str(v4_det) if v == "<v4 det>" else v) for k, v in fields["ocr_options"])
+        from models.rapidocr_engine import bundled_detector
+
+        options = tuple((k, str(bundled_detector()) if v == "<v4 det>" else v) for k, v in fields["ocr_options"])
         fields = fields | {"ocr_options": options}
     return dataclasses.replace(Settings().worker_models(), ocr_engine=engine, llm_enabled=False, **fields)
 

@@ -9,6 +9,7 @@ wheel, so it works offline with nothing but pip. It has no Thai (use ``tesseract
 from __future__ import annotations
 
 import unicodedata
+from pathlib import Path
 
 from models.ocr import OcrEngine, OcrLine
 
@@ -19,6 +20,14 @@ def _cuda_available() -> bool:
     import onnxruntime
 
     return CUDA_PROVIDER in onnxruntime.get_available_providers()
+
+
+def bundled_detector() -> Path:
+    """The PP-OCRv4 "ch" text detector (ONNX) that the rapidocr-onnxruntime wheel carries: the
+    detector of ``ocr.engine = "rapidocr"``, which ``ocr.ppocr_det_model`` may name."""
+    from importlib.util import find_spec
+
+    return Path(find_spec("rapidocr_onnxruntime").origin).with_name("models") / "ch_PP-OCRv4_det_infer.onnx"
 
 
 def check_options(engine: str, lang: str, device: str) -> None:

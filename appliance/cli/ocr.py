@@ -34,7 +34,7 @@ def ocr_rows(doc, file: str) -> list[dict]:
 
 @click.command("ocr")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--engine", default=None, help="OCR engine to use instead of ocr.engine (ppocr, rapidocr, tesseract, ...)")
+@click.option("--engine", default=None, help="OCR engine instead of ocr.engine (ppocr, rapidocr, tesseract, ...)")
 @click.option("--json", "as_json", is_flag=True, help="one JSON object per line: file, page, text, box, confidence")
 @click.pass_obj
 def ocr(settings: Settings, files: tuple[Path, ...], engine: str | None, as_json: bool) -> None:

@@ -3,7 +3,6 @@ language data are absent)."""
 
 from __future__ import annotations
 
-from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -111,9 +110,10 @@ def test_ppocr_loads_and_reads_with_its_bundled_models_and_no_network(monkeypatc
 
 
 def test_ppocr_takes_an_operators_local_detector_and_names_a_missing_one(tmp_path):
+    from models.rapidocr_engine import bundled_detector
     from pipeline.runner import ocr_engine
 
-    v4_det = Path(find_spec("rapidocr_onnxruntime").origin).with_name("models") / "ch_PP-OCRv4_det_infer.onnx"
+    v4_det = bundled_detector()
     models = make_settings(tmp_path, {"ocr": {"engine": "ppocr", "ppocr_det_model": str(v4_det)}}).worker_models()
     assert dict(models.ocr_options) == {"det_model": str(v4_det), "rec_model": ""}
     lines = ocr_engine(models).recognize(Image.open(RECEIPT).convert("RGB"))
