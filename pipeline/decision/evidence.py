@@ -51,9 +51,16 @@ def _compact(text: str) -> str:
     return re.sub(r"[^0-9a-z]", "", _norm(text))
 
 
+_SPLIT_DECIMALS = re.compile(r"(?<=\d) ?([.,]) ?(?=\d{2}(?!\d))")
+
+
 def _has_amount(text: str, value: Decimal) -> bool:
-    """Whether ``text`` prints the amount ``value`` (any sign, any thousands/decimal style)."""
-    return any(same_amount(abs(a.value), abs(value)) for a in find_amounts(text))
+    """Whether ``text`` prints the amount ``value`` (any sign, any thousands/decimal style), also
+    where a text layer split it around its decimal separator ("Summe gesamt 447 , 88")."""
+    if any(same_amount(abs(a.value), abs(value)) for a in find_amounts(text)):
+        return True
+    joined = _SPLIT_DECIMALS.sub(r"\1", text)
+    return joined != text and any(same_amount(abs(a.value), abs(value)) for a in find_amounts(joined))
 
 
 def _has_date(text: str, iso: str) -> bool:

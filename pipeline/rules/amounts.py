@@ -121,8 +121,21 @@ def choose_amounts(cands: dict[str, list[Cand]], lines: list[TextLine]) -> dict[
         if agree(best["tax_amount"].value, Decimal(0)):
             sub = best["total_amount"].value - best["tax_amount"].value
             best["subtotal"] = Cand(sub, 0.0, best["total_amount"].line)
+    _settled_total(best, top)
     _choose_paid_balance(best, top)
     return best
+
+
+def _settled_total(best: dict[str, Cand], top: dict[str, list[Cand]]) -> None:
+    """A paid invoice's "Amount due 0.00" is its balance, not its total: with a payment printed,
+    a zero total becomes the balance and the total is what was paid (a SaaS receipt that prints
+    no "Total" line)."""
+    total = best.get("total_amount")
+    paid = next((c for c in top["paid_amount"] if not agree(c.value, Decimal(0))), None)
+    if total is None or paid is None or not agree(total.value, Decimal(0)):
+        return
+    best["balance_amount"] = total
+    best["total_amount"] = Cand(paid.value, paid.score, paid.line, paid.order)
 
 
 def _arithmetic_bonus(chosen: dict[str, Cand | None]) -> float:

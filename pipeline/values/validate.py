@@ -53,8 +53,21 @@ def totals_add_up(data: dict[str, Any]) -> list[str]:
         + _num(data, "shipping_cost")
         + _num(data, "service_charge")
     )
+    # A credit note with negative amounts may give its document-level allowances and charges
+    # as magnitudes (Factur-X credit notes do): they then move the negative subtotal towards
+    # and away from zero, with its sign.
+    sign = Decimal(-1) if subtotal < 0 else Decimal(1)
+    signed = (
+        subtotal
+        - sign * abs(_num(data, "discount"))
+        + _num(data, "tax_amount")
+        + sign * abs(_num(data, "shipping_cost"))
+        + sign * abs(_num(data, "service_charge"))
+    )
     # prices that include the tax: the subtotal is the total, the tax (a part of it) shown apart
     inclusive = agree(subtotal, total) and abs(_num(data, "tax_amount")) < abs(total)
+    if sign < 0 and (agree(signed, total) or cash_rounded(signed, total)):
+        return []
     if not (agree(expected, total) or cash_rounded(expected, total) or inclusive):
         return [
             f"totals do not add up: subtotal {subtotal:.2f} - discount + tax + charges = {expected:.2f}, "

@@ -171,3 +171,48 @@ def test_dev_e_invoices_whose_print_agrees_all_end_completed():
             flagged[path.name] = result.validation_errors
     assert read == 21
     assert flagged == {}
+
+
+def cii_allowance(amount: str, reason: str) -> str:
+    """A document-level allowance (BG-20) of a CII settlement."""
+    return cii_charge(amount, reason).replace(">true<", ">false<")
+
+
+def test_a_credit_note_with_an_allowance_as_a_magnitude_adds_up():
+    """A Factur-X credit note (381) with negative amounts whose document-level allowance is
+    given as a magnitude: -100.00 less an allowance of 10.00 is -90.00 net, -107.10 with tax.
+    Its XML is consistent, so it completes (it was flagged "totals do not add up")."""
+    xml = (
+        CII_HEAD.replace("<ram:TypeCode>380<", "<ram:TypeCode>381<")
+        + cii_allowance("10.00", "Treuerabatt")
+        + cii_summation(
+            LineTotalAmount="-100.00",
+            AllowanceTotalAmount="10.00",
+            TaxBasisTotalAmount="-90.00",
+            TaxTotalAmount="-17.10",
+            GrandTotalAmount="-107.10",
+            DuePayableAmount="-107.10",
+        )
+        + CII_TAIL
+    )
+    lines = ["ACME Tools GmbH", "Gutschrift Nr. INV-2024-001", "Datum: 05.03.2024", "Gesamtbetrag EUR -107,10"]
+    result = extract(embed_xml(text_pdf(lines), xml))
+    assert result.extraction_tier == 0
+    assert result.processing_status == "completed", result.validation_errors
+
+
+def test_a_printed_total_split_by_the_text_layer_is_no_disagreement():
+    """The text layer splits the printed total around its decimal comma ("Summe gesamt 447 , 88");
+    the rules read 88 from it, but the XML's 447.88 is printed, so nothing disagrees."""
+    xml = MINIMAL_CII.replace("100.00", "376.37").format(tax="71.51", total="447.88")
+    lines = [
+        "ACME Tools GmbH",
+        "Rechnungsnummer INV-2024-001",
+        "Rechnungsdatum 05.03.2024",
+        "Summe netto 376 , 37",
+        "USt 19% 71 , 51",
+        "Summe gesamt 447 , 88",
+    ]
+    result = extract(embed_xml(text_pdf(lines), xml))
+    assert result.data["total_amount"] == Decimal("447.88")
+    assert result.processing_status == "completed", result.validation_errors

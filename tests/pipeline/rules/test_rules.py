@@ -791,3 +791,20 @@ def test_line_items_read_from_small_pages(doc, fields, items):
         assert set(got) == LINE_ITEM_KEYS
         for name, value in want.items():
             assert got[name] == value, (got["description"], name)
+
+
+def test_a_paid_invoice_reads_its_amount_due_of_zero_as_the_balance():
+    """A paid SaaS invoice without a "Total" line: "Amount due $0.00" after "Amount paid
+    $49.00". The total is what was paid, the zero its balance (it completed as total 0.00)."""
+    doc = text_page(
+        "40: 50 Acme Cloud Inc. | size 16",
+        "80: 50 Invoice number | 200 INV-2024-0012",
+        "100: 50 Date of issue | 200 January 5, 2024",
+        "200: 50 Pro plan | 400 1 | 480 $49.00",
+        "240: 300 Subtotal | 480 $49.00",
+        "280: 300 Amount paid | 480 $49.00",
+        "300: 300 Amount due | 480 $0.00",
+    )
+    fields = extract_rules(doc).fields
+    assert fields["total_amount"] == Decimal("49.00")
+    assert (fields["paid_amount"], fields["balance_amount"]) == (Decimal("49.00"), Decimal("0.00"))
