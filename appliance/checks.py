@@ -167,6 +167,38 @@ def check_arbiter(settings: Settings) -> CheckResult:
     return CheckResult("arbiter", True, f"{Path(table.path).name}: {trusted} field(s) with trusted outcomes")
 
 
+def check_scorer(settings: Settings) -> CheckResult:
+    """The learned scorer (``review.scorer_dir``, empty: the bundled one) loads and has a
+    threshold for ``review.target_precision`` (``pipeline.decision.scorer``)."""
+    from pipeline.decision.scorer import NEVER, ScorerError
+    from pipeline.runner import load_scorer
+
+    review = settings.review
+    if not review.scorer:
+        return CheckResult("scorer", True, "off (review.scorer = false): the arbiter table decides the key fields")
+    hint = 'run scripts/train-scorer (--out DIR for review.scorer_dir), or set review.scorer_dir to ""'
+    try:
+        scorer = load_scorer(settings.worker_models())
+    except ScorerError as exc:
+        return CheckResult("scorer", False, str(exc), hint)
+    if scorer is None:
+        return CheckResult("scorer", False, "no bundled scorer in this checkout", hint)
+    threshold = scorer.threshold(review.target_precision)
+    if threshold >= NEVER:
+        return CheckResult(
+            "scorer",
+            True,
+            f"{Path(scorer.path).name}: no threshold reaches precision {review.target_precision}: "
+            "every document needs review",
+        )
+    return CheckResult(
+        "scorer",
+        True,
+        f"{Path(scorer.path).name}: completes at key confidence >= {threshold:.3f} "
+        f"(target precision {review.target_precision})",
+    )
+
+
 def check_llm(settings: Settings) -> CheckResult:
     llm = settings.llm
     if not llm.enabled or llm.backend == "none":
@@ -362,6 +394,7 @@ CHECKS: dict[str, Callable[[Settings], CheckResult]] = {
     "ocr": check_ocr,
     "llm": check_llm,
     "arbiter": check_arbiter,
+    "scorer": check_scorer,
     "ray": check_ray,
 }
 

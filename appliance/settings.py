@@ -173,6 +173,22 @@ class LlmSettings(Section):
         return self.adapter_path
 
 
+class ReviewSettings(Section):
+    # The completed precision the appliance promises: a document completes when the learned
+    # scorer's probability that all its key fields are right reaches the threshold fitted for
+    # this target on the training folds (pipeline/decision/scorer/: 0.95, 0.98 or 0.99).
+    target_precision: float = Field(0.98, gt=0, lt=1)
+    # false: the learned scorer is off and the fitted arbiter table (llm.arbiter_table) decides
+    # the key fields and completion, as before the scorer existed.
+    scorer: bool = True
+    # A scorer folder of your own (scripts/train-scorer --out DIR); empty: the bundled one.
+    scorer_dir: str = ""
+    # What line items that do not add up to the totals do to a document whose key fields the
+    # scorer is sure of: "block" (needs_review: the line items are part of the promise) or
+    # "drop" (it completes without line items: what it returns is right, nothing half-right).
+    line_items: Literal["block", "drop"] = "block"
+
+
 class QueueSettings(Section):
     max_depth: int = Field(200, ge=0)  # 0: take no uploads (drain the queue)
     max_depth_per_tenant: int = Field(100, ge=0)  # one tenant's share of max_depth; 0: no share of its own
@@ -235,6 +251,7 @@ class Settings(BaseModel):
     stripe: StripeSettings = StripeSettings()
     ocr: OcrSettings = OcrSettings()
     llm: LlmSettings = LlmSettings()
+    review: ReviewSettings = ReviewSettings()
     queue: QueueSettings = QueueSettings()
     pool: PoolSettings = PoolSettings()
     ray: RaySettings = RaySettings()
@@ -297,6 +314,9 @@ class Settings(BaseModel):
             llm_max_tokens=self.llm.max_tokens,
             llm_enabled=self.llm.enabled,
             llm_arbiter_table=self.llm.arbiter_table,
+            review_target_precision=self.review.target_precision,
+            review_scorer_dir=self.review.scorer_dir if self.review.scorer else "off",
+            review_line_items=self.review.line_items,
             data_dir=str(self.data_dir),
             worker_memory_mb=self.limits.worker_memory_mb,
             job_timeout_seconds=self.limits.job_timeout_seconds,

@@ -11,7 +11,10 @@ every page rendered and OCR'd). Configurations: "full" (the appliance as shipped
 alone" (model off) and "model alone" (rules off), by `extract --sources`. The dev sources are
 the folders of DIR with a manifest.json (score.py's rule); ``train/`` is never extracted.
 Reports per configuration and mode the summary line, key accuracy per source, the share of
-documents completed, completed precision and flagged documents that were right; for "full"
+documents completed, completed precision and flagged documents that were right, the reasons
+that held documents back and, for the configurations the learned scorer decides, the completed
+share and precision at each target precision's threshold and the calibration error of the
+key-field confidences; for "full"
 also per-field and per-source accuracy, the outcome of every document per source (e-invoices
 read from their XML apart), seconds per document (median and max per document type) and the
 peak memory (PSS) of the whole process tree, Ray workers included, sampled every 0.5 s.
@@ -31,6 +34,7 @@ from pathlib import Path
 
 from bench import datasets as shared
 from bench.procfs import tree_pss_kb
+from pipeline.schema import HEADER_FIELDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,6 +42,130 @@ MODES = {"as-uploaded": [], "visual-only": ["--visual-only"]}
 # What each value proposer brings: the appliance as shipped, and with one of rules/model left out
 # (`appliance extract --sources`); the detailed tables are of "full".
 CONFIGS = {"full": "template,rules,model", "rules alone": "template,rules", "model alone": "template,model"}
+# With the rules on, the learned scorer decides the key fields: "full" is the scorer with the
+# model (asked where the scorer is not sure), "rules alone" the scorer without it.
+SCORER_ROWS = {"full": "scorer with model", "rules alone": "scorer without model"}
+TARGETS = ("0.95", "0.98", "0.99")  # the completed precisions the bundled scorer has thresholds for
+SCORER_REASONS = ("is not certain (", "not found in the document")
+
+
+def load_score_module(datasets: Path):
+    """../shared/bench/score.py as a module (its ``field_ok`` and ``KEY_FIELDS``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_score", shared.scorer(datasets))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def coverage(
+    pred: Path, datasets: Path, thresholds: dict[str, float], drop_lines: bool = False
+) -> dict[str, tuple[int, int, int]]:
+    """Target precision -> (documents, completed, completed right) had the appliance completed
+    at that target's threshold: a document completes when its ``keyConfidence`` reaches the
+    threshold and nothing but the scorer's own reasons flagged it (a document the scorer did not
+    decide, tier 0, keeps its status). The model was asked as the shipped target decided.
+    ``drop_lines``: as ``review.line_items = "drop"`` would (line items that do not add up do
+    not hold a document back)."""
+    score_py = load_score_module(datasets)
+    rows = []
+    for source in shared.dev_sources(datasets):
+        for entry in json.loads((source / "manifest.json").read_text()):
+            stem = Path(entry["file"]).stem
+            truth = json.loads((source / f"{stem}.json").read_text())
+            path = pred / source.name / f"{stem}.json"
+            record = json.loads(path.read_text()) if path.is_file() else {}
+            data = record.get("data") or {}
+            right = all(
+                score_py.field_ok(name, data.get(name), truth[name])
+                for name in score_py.KEY_FIELDS
+                if truth.get(name) is not None
+            )
+            rows.append((record, right))
+    out = {}
+    for target, threshold in thresholds.items():
+        done = right_done = 0
+        for record, right in rows:
+            confidence = record.get("keyConfidence")
+            if confidence is None:
+                completes = record.get("processingStatus") == "completed"
+            else:
+                others = [
+                    e
+                    for e in record.get("validationErrors") or []
+                    if not any(r in e for r in SCORER_REASONS) and not (drop_lines and e.startswith("line items sum"))
+                ]
+                completes = confidence >= threshold and not others
+            done += completes
+            right_done += completes and right
+        out[target] = (len(rows), done, right_done)
+    return out
+
+
+def calibration_error(pred: Path, datasets: Path, bins: int = 10) -> tuple[float, int] | None:
+    """Expected calibration error of the key fields' evidence ``confidence`` against score.py's
+    ``field_ok`` over the labelled key fields the predictions filled (equal-width bins), and
+    how many fields; None when there are none."""
+    score_py = load_score_module(datasets)
+    pairs = []
+    for source in shared.dev_sources(datasets):
+        for entry in json.loads((source / "manifest.json").read_text()):
+            stem = Path(entry["file"]).stem
+            path = pred / source.name / f"{stem}.json"
+            if not path.is_file():
+                continue
+            truth = json.loads((source / f"{stem}.json").read_text())
+            record = json.loads(path.read_text())
+            data, evidence = record.get("data") or {}, record.get("evidence") or {}
+            for name in score_py.KEY_FIELDS:
+                confidence = (evidence.get(name) or {}).get("confidence")
+                if truth.get(name) is None or data.get(name) is None or confidence is None:
+                    continue
+                pairs.append((float(confidence), bool(score_py.field_ok(name, data[name], truth[name]))))
+    if not pairs:
+        return None
+    error = 0.0
+    for b in range(bins):
+        inside = [(p, ok) for p, ok in pairs if b / bins <= p < (b + 1) / bins or (b == bins - 1 and p >= 1.0)]
+        if inside:
+            mean_p = sum(p for p, _ in inside) / len(inside)
+            error += len(inside) / len(pairs) * abs(mean_p - sum(ok for _, ok in inside) / len(inside))
+    return round(error, 4), len(pairs)
+
+
+def held_back(pred: Path) -> dict[str, int]:
+    """Reasons that kept documents from ``completed``, counted once per document and kind."""
+    counts: dict[str, int] = {}
+    for path in sorted(pred.glob("*/*.json")):
+        record = json.loads(path.read_text())
+        if record.get("processingStatus") == "completed":
+            continue
+        kinds = {_reason_kind(message) for message in record.get("validationErrors") or []}
+        if record.get("processingStatus") == "failed":
+            kinds.add("failed: " + (record.get("processingError") or "")[:40])
+        for kind in kinds:
+            counts[kind] = counts.get(kind, 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def _reason_kind(message: str) -> str:
+    """A validation message's kind: "<field> not certain", "<field> not found", "line items do
+    not add up", "totals do not add up", "print differs from XML", or its first words."""
+    words = message.split()
+    if "is not certain (" in message:
+        return f"{words[0]} not certain (scorer)"
+    if message.endswith("not found in the document"):
+        return f"{words[0]} not found"
+    if message.startswith("line items sum to"):
+        return "line items do not add up"
+    if message.startswith("totals do not add up"):
+        return "totals do not add up"
+    if message.startswith("printed "):
+        return "print differs from the e-invoice XML"
+    if "not confirmed" in message or "still not reliable" in message:
+        return f"{words[0]} not confirmed (arbiter)"
+    return f"{words[0]} {'implausible' if words[0] in HEADER_FIELDS else 'other'}"
 
 
 def run_extract(source: Path, out: Path, flags: list[str], data_dir: Path) -> tuple[float, int, str]:
@@ -157,6 +285,17 @@ def ocr_engine() -> str:
     return load_settings(config if config.is_file() else None).ocr.engine
 
 
+def bundled_thresholds() -> dict[str, float]:
+    """Target precision -> document probability, of the bundled scorer (empty without one)."""
+    from pipeline.decision.scorer import SCORER_DIR
+
+    path = SCORER_DIR / "calibration.json"
+    if not path.is_file():
+        return {}
+    fitted = json.loads(path.read_text())["thresholds"]
+    return {target: fitted[target] for target in TARGETS if target in fitted}
+
+
 def report(results: dict[str, dict], configs: dict[str, dict[str, dict]], datasets: Path) -> str:
     """The Markdown report: ``results`` (mode -> run of the full appliance) in the detailed
     tables, ``configs`` ((config, mode) -> run) in the summary and straight-through tables."""
@@ -169,8 +308,10 @@ def report(results: dict[str, dict], configs: dict[str, dict[str, dict]], datase
         *_section(
             "Summary",
             "mode | sources | summary line (score.py) | key acc per source | wall | peak memory (PSS, process tree)",
-            '"full" is the appliance as shipped (vendor templates, layout rules and the extraction model, '
-            'arbitrated per field); "rules alone" runs without the model, "model alone" without the rules '
+            '"full" is the appliance as shipped (vendor templates, layout rules, the learned scorer deciding '
+            "the key fields and the extraction model asked where the scorer is not sure): the scorer with the "
+            'model; "rules alone" runs without the model (the scorer without it), "model alone" without the '
+            "rules (and so without the scorer, which reads the rules' lines; the arbiter table decides) "
             "(`appliance extract --sources`). Key accuracy per source is score.py run on that source alone.",
         ),
     ]
@@ -193,6 +334,47 @@ def report(results: dict[str, dict], configs: dict[str, dict[str, dict]], datase
             f"| {mode} | {config} | {st['documents']} | {st['completed']} | {_share(st['completed_share'])} | "
             f"{_share(st['completed_precision'])} | {st['flagged']} | {st['flagged_key_right']} |"
         )
+    scored = [(config, mode, r) for (config, mode), r in configs.items() if r.get("coverage")]
+    if scored:
+        lines += _section(
+            "Coverage and precision of the learned scorer",
+            "mode | row | "
+            + " | ".join(f"completed share at {t} | precision" for t in TARGETS)
+            + " | completed share at 0.98, rows dropped | precision"
+            + " | ECE of key-field confidence (fields)",
+            "Had the appliance completed at the threshold the bundled scorer fitted on the training folds "
+            "for each target precision (`review.target_precision`; 0.98 ships): the share of documents "
+            "completed and the share of those whose key fields are all right (score.py's field_ok). A "
+            "document completes when its key confidence reaches the threshold and nothing but the scorer's "
+            "own reasons flagged it; e-invoices read from their XML keep their status. The model was asked "
+            'where the shipped target (0.98) found the scorer unsure. "Rows dropped": as '
+            '`review.line_items = "drop"` would complete them (line items that do not add up do not hold a '
+            'document back; "block" ships). ECE: expected calibration error of the '
+            "evidence confidence of the filled, labelled key fields against score.py's field_ok (10 bins).",
+        )
+        for config, mode, r in scored:
+            cells = []
+            for target in TARGETS:
+                n, done, right = r["coverage"].get(target, (0, 0, 0))
+                cells += [f"{done / n:.3f} ({done})" if n else "n/a", f"{right / done:.3f}" if done else "n/a"]
+            n, done, right = r["coverage_drop"].get("0.98", (0, 0, 0))
+            cells += [f"{done / n:.3f} ({done})" if n else "n/a", f"{right / done:.3f}" if done else "n/a"]
+            ece = r.get("ece")
+            cells.append(f"{ece[0]:.3f} ({ece[1]})" if ece else "n/a")
+            lines.append(_row(mode, SCORER_ROWS[config], *cells))
+    held = [(config, mode, r) for (config, mode), r in configs.items() if r.get("held_back")]
+    if held:
+        kinds = sorted(
+            {k for _, _, r in held for k in r["held_back"]},
+            key=lambda k: -sum(r["held_back"].get(k, 0) for _, _, r in held),
+        )
+        lines += _section(
+            "Reasons that held documents back",
+            "reason | " + " | ".join(f"{mode}, {config}" for config, mode, _ in held),
+            "Documents not completed, per kind of reason in their validationErrors (a document counts once per kind).",
+        )
+        for kind in kinds:
+            lines.append(_row(kind, *(r["held_back"].get(kind, 0) for _, _, r in held)))
     lines.append("")
     if not results:
         return "\n".join(lines) + "\n"
@@ -253,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sources:
         sys.exit(f"no dev sources (folders with a manifest.json) in {args.datasets}")
     work = Path(tempfile.mkdtemp(prefix="bench-accuracy-")) if args.keep is None else args.keep
+    thresholds = bundled_thresholds()
     results, configs = {}, {}
     for config in args.configs.split(","):
         for mode in args.modes.split(","):
@@ -279,6 +462,10 @@ def main(argv: list[str] | None = None) -> int:
                 "source_key": source_key,
                 "timings": timings(pred),
                 "outcomes": outcomes(pred),
+                "coverage": coverage(pred, args.datasets, thresholds) if config in SCORER_ROWS else {},
+                "coverage_drop": coverage(pred, args.datasets, thresholds, True) if config in SCORER_ROWS else {},
+                "held_back": held_back(pred),
+                "ece": calibration_error(pred, args.datasets),
             }
             configs[(config, mode)] = run
             if config == "full":

@@ -18,7 +18,11 @@ class ModelConfig:
     ``ocr.<engine>_*`` without the prefix (``surya_python``, ``ppocr_det_model``), passed to it
     as keyword arguments. ``llm_adapter_path``: the LoRA GGUF to apply, "" for none;
     ``llm_gpu_layers``: layers on the GPU, 0 none, -1 all; ``llm_arbiter_table``: the
-    ``pipeline.decision.arbitrate.ArbiterTable`` file, "" for the bundled one;
+    ``pipeline.decision.arbitrate.ArbiterTable`` file, "" for the bundled one (it settles the
+    fields that are not key fields); ``review_target_precision``: the completed precision the
+    scorer's threshold is chosen for, ``review_scorer_dir`` its folder ("" the bundled one, "off"
+    none: ``review.scorer`` false),
+    ``review_line_items``: "block" or "flag" (``review.*``);
     ``limits.worker_memory_mb`` (MB, 0: no limit) and ``limits.job_timeout_seconds`` (seconds,
     0: none).
     """
@@ -39,6 +43,9 @@ class ModelConfig:
     llm_max_tokens: int
     llm_enabled: bool
     llm_arbiter_table: str
+    review_target_precision: float
+    review_scorer_dir: str
+    review_line_items: str
     data_dir: str
     worker_memory_mb: int
     job_timeout_seconds: float

@@ -18,7 +18,9 @@ class ExtractionResult:
     seconds per stage;
     ``vendor_id`` is the vendor whose template applied (tier 1); ``field_sources`` says where
     each filled header field came from (``einvoice``, ``template``, ``rules``, ``llm``) and
-    ``evidence`` holds ``{page, bbox, text, confidence, source}`` per filled field."""
+    ``evidence`` holds ``{page, bbox, text, confidence, source}`` per filled field;
+    ``key_confidence`` is the learned scorer's probability that every key field is right (None
+    where it did not decide: tier 0, a failed document, the scorer off)."""
 
     data: dict[str, Any] | None
     processing_status: ProcessingStatus
@@ -32,6 +34,7 @@ class ExtractionResult:
     vendor_id: str | None = None
     field_sources: dict[str, Source] = field(default_factory=dict)
     evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
+    key_confidence: float | None = None
 
     @classmethod
     def failed(

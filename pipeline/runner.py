@@ -12,6 +12,7 @@ from typing import Any
 from models.registry import NO_THAI, load_llm, load_ocr
 from pipeline.context import JobContext, ModelConfig
 from pipeline.decision.arbitrate import ArbiterTable
+from pipeline.decision.scorer import SCORER_DIR, Scorer
 from pipeline.document import DocumentText
 from pipeline.model.llm_extract import LlmAnswer
 from pipeline.reading.text import UnreadableDocument
@@ -52,6 +53,20 @@ def llm_backend(models: ModelConfig):
     )
 
 
+def load_scorer(models: ModelConfig) -> Scorer | None:
+    """The learned scorer of ``review.scorer_dir`` (the bundled one when empty). Raises
+    ScorerError when an operator's folder holds none; None when it is "off" (``review.scorer``
+    false) or the bundled one is not built (a checkout before scripts/train-scorer ran): the
+    arbiter table then decides the key fields."""
+    if models.review_scorer_dir == "off":
+        return None
+    if models.review_scorer_dir:
+        return Scorer.load(models.review_scorer_dir)
+    if not (SCORER_DIR / "calibration.json").is_file():
+        return None
+    return Scorer.load()
+
+
 class LocalOcrGate:
     """``ocr.concurrency`` slots shared by the threads of one process (spec 8: busy OCR is a
     temporary error, so taking a slot never blocks)."""
@@ -87,6 +102,7 @@ class Extractor:
             llm=llm,
             arbiter=ArbiterTable.load(models.llm_arbiter_table),
             gate=gate or LocalOcrGate(1),
+            scorer=load_scorer(models),
         )
 
     def ping(self) -> str:

@@ -33,7 +33,9 @@ from pipeline.decision.arbitrate import (
     key_field_reasons,
     lines_settled,
 )
+from pipeline.decision.candidates import Candidate, candidates
 from pipeline.decision.evidence import build_evidence
+from pipeline.decision.scorer import FieldScore, Scorer, document_probability, scorer_reasons
 from pipeline.document import DocumentText
 from pipeline.einvoice.print_check import print_disagreements
 from pipeline.einvoice.reader import EInvoice, EInvoiceError, read_einvoice
@@ -64,13 +66,21 @@ class OcrGate(Protocol):
 class Kit:
     """What the steps run with, loaded once per worker: ``ocr`` (a ``models.ocr.OcrEngine``),
     ``llm`` (a ``models.llm.LlmBackend``, None when ``llm.enabled`` is false), the fitted
-    ``arbiter`` table, the ``gate`` for OCR slots and the ``models`` settings (dpi, max tokens)."""
+    ``arbiter`` table (fields that are not key fields), the learned ``scorer`` of the key
+    fields (``pipeline.decision.scorer``; None: the arbiter decides them too), the ``gate`` for
+    OCR slots and the ``models`` settings (dpi, max tokens, target precision)."""
 
     models: ModelConfig
     ocr: Any
     llm: Any
     arbiter: ArbiterTable
     gate: OcrGate
+    scorer: Scorer | None = None
+
+    @property
+    def threshold(self) -> float:
+        """The document probability at which a document completes (``review.target_precision``)."""
+        return self.scorer.threshold(self.models.review_target_precision) if self.scorer else 1.0
 
 
 @dataclass
@@ -81,8 +91,10 @@ class Work:
     ``doc`` (the text of every page), ``template`` with ``vendor_id`` and ``template_note`` (tier
     1), ``rules`` (tier 2's layout rules), ``answer`` (the model's), ``decisions`` (per header
     field), ``lines_from`` (index of the chosen line-item candidate: 0 template, 1 rules, 2
-    model, -1 none), ``result`` (set by the step that ends the run), ``timings`` (seconds per
-    timing key), ``ran`` (names of the steps the runner entered, in order)."""
+    model, -1 none), ``candidates`` and ``scores`` (the key fields' candidates and the learned
+    scorer's choice among them; ``scored_with_model``: whether the model's answer was in),
+    ``result`` (set by the step that ends the run), ``timings`` (seconds per timing key),
+    ``ran`` (names of the steps the runner entered, in order)."""
 
     ctx: JobContext
     data: bytes = b""
@@ -95,6 +107,9 @@ class Work:
     rules: RulesResult | None = None
     answer: LlmAnswer | None = None
     decisions: dict[str, Decision] | None = None
+    candidates: dict[str, list[Candidate]] | None = None
+    scores: dict[str, FieldScore] | None = None
+    scored_with_model: bool = False
     result: ExtractionResult | None = None
     timings: dict[str, float] = field(default_factory=dict)
     ran: list[str] = field(default_factory=list)
@@ -118,7 +133,8 @@ class Step:
     """One step: ``run(work, kit)`` when ``when(work)``. ``timing``: the key of
     ``ExtractionResult.timings`` its seconds add to (None: untimed); ``source``: the value
     proposer of ``JobContext.sources`` that switches it off; ``optional``: a crash (other than a
-    TemporaryError) is logged and the run goes on without this step's output."""
+    TemporaryError) is logged and the run goes on without this step's output; ``needs_kit``: a
+    further condition on the work and the kit (a model loaded, the scorer not yet sure)."""
 
     name: str
     run: Callable[[Work, Kit], None]
@@ -126,6 +142,7 @@ class Step:
     timing: str | None = None
     source: str | None = None
     optional: bool = False
+    needs_kit: Callable[[Work, Kit], bool] | None = None
 
 
 # -- the steps ----------------------------------------------------------------------------------
@@ -250,9 +267,48 @@ def rules_step(work: Work, kit: Kit) -> None:
     work.rules = extract_rules(work.doc)
 
 
+def key_candidates(work: Work) -> dict[str, list[Candidate]]:
+    """Every key field's candidates on the page, with the template's, the rules' and the
+    model's proposals marked (``pipeline.decision.candidates``); training reads them here too."""
+    proposals = {}
+    if work.template:
+        proposals["template"] = normalise.fields(work.template.fields)
+    if work.rules:
+        proposals["rules"] = normalise.fields(work.rules.fields)
+    if work.answer:
+        proposals["model"] = work.answer.fields
+    lines = work.rules.line_items if work.rules else []
+    return candidates(work.doc, lines, proposals, model_ran=work.answer is not None)
+
+
+def score_step(work: Work, kit: Kit) -> None:
+    """The learned scorer ranks every key field's candidates and gives each choice a
+    calibrated probability (``pipeline.decision.scorer``); run again once the model answered."""
+    work.candidates = key_candidates(work)
+    work.scores = kit.scorer.score(work.candidates)
+    work.scored_with_model = work.answer is not None
+
+
+def _scorer_runs(work: Work, kit: Kit) -> bool:
+    return kit.scorer is not None and work.rules is not None
+
+
+def _template_keys(work: Work) -> set[str]:
+    fields = work.template.fields if work.template else {}
+    return {name for name, value in fields.items() if value is not None and value != ""}
+
+
+def document_sure(work: Work, kit: Kit) -> bool:
+    """Whether the scorer already completes the document: its probability that every key field
+    is right reaches the threshold of ``review.target_precision``."""
+    if work.scores is None:
+        return False
+    return document_probability(work.scores, _template_keys(work)) >= kit.threshold
+
+
 def model_step(work: Work, kit: Kit) -> None:
     """The extraction model proposes every header field (``pipeline.model``): for every
-    document without XML."""
+    document without XML where it may change the answer (``_model_pays``)."""
     work.answer = llm_header(work.doc, kit.llm, kit.models.llm_max_tokens)
 
 
@@ -260,12 +316,34 @@ def _model_may_run(work: Work) -> bool:
     return work.answer is None and work.doc is not None
 
 
+def _model_pays(work: Work, kit: Kit) -> bool:
+    """The model is asked where the scorer is not sure of the key fields, or where the rows the
+    template or the rules read do not add up to the scorer's totals (its rows may)."""
+    if not document_sure(work, kit):
+        return True
+    read = [lines for lines in _line_candidates(work)[:2] if lines]
+    header = dict(normalise.fields(work.rules.fields) if work.rules else {})
+    header.update({name: score.value for name, score in work.scores.items()})
+    return bool(read) and not lines_settled(read, header)
+
+
+def _model_answered_since(work: Work) -> bool:
+    return work.scores is not None and work.answer is not None and not work.scored_with_model
+
+
 def decide_step(work: Work, kit: Kit) -> None:
     """Per header field, the template, the rules and the model are arbitrated
-    (``pipeline.decision.arbitrate``)."""
+    (``pipeline.decision.arbitrate``); the key fields the scorer chose take its choice."""
     template = normalise.fields(work.template.fields) if work.template else {}
     rules = normalise.fields(work.rules.fields) if work.rules else {}
     work.decisions = arbitrate(template, rules, work.answer.fields if work.answer else {}, kit.arbiter)
+    for name, score in (work.scores or {}).items():
+        if name in template:  # an operator's template reads its vendor's field as written
+            continue
+        runner = score.runner_up
+        work.decisions[name] = Decision(
+            score.value, score.source, "scored", runner.value if runner else None, None, score.probability
+        )
 
 
 def _line_candidates(work: Work) -> list[list[dict[str, Any]]]:
@@ -297,8 +375,18 @@ def finish_step(work: Work, kit: Kit) -> None:
     chosen, lines = choose_lines(_line_candidates(work), fields)
     data = normalise.data(fields, lines, doc.text)
     rules = work.rules or RulesResult()
-    tags = evidence_tags(decisions, normalise.fields(rules.fields), rules.line_items)
-    errors = validate(data) + key_field_reasons(decisions, kit.arbiter, tags)
+    p = None
+    if work.scores is not None:
+        p = round(document_probability(work.scores, _template_keys(work)), 4)
+        key_reasons = scorer_reasons(work.scores, p, kit.threshold, _template_keys(work))
+    else:
+        tags = evidence_tags(decisions, normalise.fields(rules.fields), rules.line_items)
+        key_reasons = key_field_reasons(decisions, kit.arbiter, tags)
+    checks = validate(data)
+    if kit.models.review_line_items == "drop" and not key_reasons and checks and _only_lines(checks):
+        chosen, data = -1, normalise.data(fields, [], doc.text)  # the header is sure; rows that do not add up go
+        checks = validate(data)
+    errors = checks + key_reasons
     evidence = build_evidence(
         data,
         doc=doc,
@@ -313,11 +401,30 @@ def finish_step(work: Work, kit: Kit) -> None:
         ocr_confidence=doc.ocr_confidence,
         extraction_tier=1 if work.template else 2,
         extraction_provider=provider(work, kit),
-        routing_reason=routing_reason(work, decisions, chosen),
+        routing_reason=routing_reason(work, kit, decisions, chosen),
         vendor_id=work.vendor_id,
         field_sources={name: source[name] for name in source if data.get(name) is not None},
-        evidence=evidence,
+        evidence=_scored_evidence(evidence, work.scores or {}, data),
+        key_confidence=p,
     )
+
+
+def _only_lines(errors: list[str]) -> bool:
+    return all(message.startswith("line items sum to") for message in errors)
+
+
+def _scored_evidence(evidence: dict[str, dict], scores: dict[str, FieldScore], data: dict[str, Any]) -> dict:
+    """The evidence with the scorer's calibrated probability as the confidence of the key fields
+    it chose, and the line of the chosen candidate where it has one."""
+    for name, score in scores.items():
+        item = evidence.get(name)
+        if item is None or data.get(name) is None or item.get("source") == Source.TEMPLATE:
+            continue
+        item["confidence"] = round(score.probability, 3)
+        where = score.chosen.evidence
+        if where:
+            item.update(page=where["page"], bbox=[float(v) for v in where["bbox"]], text=where["text"])
+    return evidence
 
 
 def provider(work: Work, kit: Kit) -> str:
@@ -333,7 +440,7 @@ def provider(work: Work, kit: Kit) -> str:
     return "+".join(names)
 
 
-def routing_reason(work: Work, decisions: dict[str, Decision], chosen: int) -> str:
+def routing_reason(work: Work, kit: Kit, decisions: dict[str, Decision], chosen: int) -> str:
     """``routingReason`` of tiers 1 and 2: why this tier, where the text came from, how far the
     model and the rules agreed, which candidate gave the line items, what was skipped."""
     doc = work.doc
@@ -343,8 +450,13 @@ def routing_reason(work: Work, decisions: dict[str, Decision], chosen: int) -> s
     else:
         forced = f"tier {work.ctx.force_tier} forced" if work.ctx.force_tier in (1, 2) else None
         reason = f"{forced or work.xml_note or 'no e-invoice XML'}, {_template_note(work)}; text from {kinds}"
+    if work.scores is not None:
+        p = document_probability(work.scores, _template_keys(work))
+        model = "asked" if work.answer is not None else "not asked"
+        reason += f"; scorer: key fields right with p={p:.3f}, {kit.threshold:.3f} completes (model {model})"
     if work.answer is not None:
         agreed = sum(decision.status == "agreed" for decision in decisions.values())
+        agreed += sum({"rules", "model"} <= score.chosen.sources for score in (work.scores or {}).values())
         lines_from = ["template", "rules", "model"][chosen] if chosen >= 0 else "none"
         reason += f"; model and rules agree on {agreed} field(s); line items from {lines_from}"
     if doc.skipped_pages:
@@ -370,7 +482,9 @@ STEPS: tuple[Step, ...] = (
     ),
     Step("tier 1 forced", tier1_forced_step, when=lambda work: work.ctx.force_tier == 1 and work.template is None),
     Step("rules", rules_step, when=lambda work: work.rules is None, timing="rules", source="rules"),
-    Step("model", model_step, when=_model_may_run, timing="llm", source="model", optional=True),
+    Step("score", score_step, when=lambda work: work.scores is None, timing="rules", needs_kit=_scorer_runs),
+    Step("model", model_step, when=_model_may_run, timing="llm", source="model", optional=True, needs_kit=_model_pays),
+    Step("rescore", score_step, when=_model_answered_since, timing="rules"),
     Step("decide", decide_step),
     Step("model lines", model_lines_step, when=_lines_open, timing="llm", source="model", optional=True),
     Step("finish", finish_step),
@@ -389,6 +503,8 @@ def run_steps(steps: Sequence[Step], work: Work, kit: Kit) -> Work:
         if (step.source and step.source not in work.ctx.sources) or not step.when(work):
             continue
         if step.source == "model" and kit.llm is None:
+            continue
+        if step.needs_kit is not None and not step.needs_kit(work, kit):
             continue
         work.ran.append(step.name)
         started = time.perf_counter()

@@ -14,7 +14,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from appliance.db import Database
-from appliance.settings import LimitSettings, LlmSettings, OcrSettings, Settings, load_settings
+from appliance.settings import LimitSettings, LlmSettings, OcrSettings, ReviewSettings, Settings, load_settings
 from appliance.tenants import create_tenant
 from bench.server import merged, toml_value, write_config  # noqa: F401 (fixtures' helpers, imported by tests)
 from pipeline.context import ModelConfig
@@ -33,6 +33,9 @@ RULES_TRUSTED_TABLE = str(DATA / "arbiter_rules_trusted.json")
 FAKE_MODELS = {
     "ocr": {"engine": "tests.fakes.ocr:TextOcr"},
     "llm": {"backend": "tests.fakes.llm:EchoLLM", "arbiter_table": RULES_TRUSTED_TABLE},
+    # the fakes' documents are decided by the test arbiter table; tests of the learned scorer
+    # switch it on (tests/pipeline/decision/test_scorer.py, the end-to-end model tests)
+    "review": {"scorer": False},
     "pool": {"backend": "inline", "workers": 2},
     "queue": {"backoff_seconds": 0.05, "poll_seconds": 0.05},
 }
@@ -88,13 +91,18 @@ class Harness:
 
 
 def fake_models(
-    ocr: str = "tests.fakes.ocr:TextOcr", llm: str = "tests.fakes.llm:EchoLLM", **limits: Any
+    ocr: str = "tests.fakes.ocr:TextOcr",
+    llm: str = "tests.fakes.llm:EchoLLM",
+    review: dict[str, Any] | None = None,
+    **limits: Any,
 ) -> ModelConfig:
     """What workers load, with fake back-ends, derived from Settings as the appliance derives it;
-    ``limits`` are ``[limits]`` keys (``job_timeout_seconds``, ``worker_memory_mb``)."""
+    ``limits`` are ``[limits]`` keys (``job_timeout_seconds``, ``worker_memory_mb``), ``review``
+    ``[review]`` keys (the learned scorer is off unless ``review`` switches it on)."""
     return Settings(
         ocr=OcrSettings(engine=ocr),
         llm=LlmSettings(backend=llm, arbiter_table=RULES_TRUSTED_TABLE),
+        review=ReviewSettings(**{"scorer": False, **(review or {})}),
         limits=LimitSettings(**limits),
     ).worker_models()
 

@@ -38,11 +38,16 @@ def fold_of(group: str) -> int:
     return int(hashlib.sha256(group.encode()).hexdigest(), 16) % FOLDS
 
 
-def _engine(lang: str):
-    """The OCR engine the committed adapter's training text was read with: rapidocr (PP-OCRv4
-    "ch", the embedded default until ppocr replaced it) for Latin and Chinese text, Tesseract for
-    Thai. Kept so that scripts/train-extractor rebuilds that adapter; training on ppocr's text
-    (the shipped default now) is a new adapter, to be measured before it ships."""
+# The OCR engine the committed adapter's training text was read with: rapidocr (PP-OCRv4 "ch",
+# the embedded default until ppocr replaced it). Kept so that scripts/train-extractor rebuilds
+# that adapter; training it on ppocr's text is a new adapter, to be measured before it ships.
+# The scorer (scripts/train-scorer) reads with the shipped engine, "ppocr".
+ADAPTER_ENGINE = "rapidocr"
+
+
+def _engine(lang: str, name: str = ADAPTER_ENGINE):
+    """OCR engine ``name`` (its "ch" model) for Latin and Chinese text, Tesseract
+    for Thai."""
     from models.registry import load_ocr
 
     if lang == "th":
@@ -50,19 +55,21 @@ def _engine(lang: str):
             return load_ocr("tesseract", lang="th")
         except Exception:  # tesserocr or its Thai data missing: the default engine's reading
             pass
-    return load_ocr("rapidocr", lang="ch", threads=1)
+    return load_ocr(name, lang="ch", threads=1)
 
 
-_ENGINES: dict[str, object] = {}
+_ENGINES: dict[tuple[str, str], object] = {}
 
 
 def read_task(task: tuple) -> tuple:
-    """Worker: (key, bytes or path, is_pdf, use_text_layer, lang, cache) -> (key, DocumentText)."""
-    key, payload, is_pdf, use_text_layer, lang, cache = task
+    """Worker: (key, bytes or path, is_pdf, use_text_layer, lang, cache[, engine]) -> (key,
+    DocumentText); ``engine`` is an OCR engine's name, ``ADAPTER_ENGINE`` when left out."""
+    key, payload, is_pdf, use_text_layer, lang, cache, *rest = task
+    name = rest[0] if rest else ADAPTER_ENGINE
     data = Path(payload).read_bytes() if isinstance(payload, str) else payload
 
     def build():
-        engine = _ENGINES.get(lang) or _ENGINES.setdefault(lang, _engine(lang))
+        engine = _ENGINES.get((lang, name)) or _ENGINES.setdefault((lang, name), _engine(lang, name))
         return read_document(data, is_pdf=is_pdf, engine=engine, use_text_layer=use_text_layer)
 
     return key, cached_document(Path(cache) if cache else None, key, build)

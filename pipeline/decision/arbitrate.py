@@ -77,14 +77,16 @@ _TEXT_RATIO = 0.85  # the reference scorer's threshold for names and addresses
 @dataclass(frozen=True)
 class Decision:
     """The value chosen for one field. ``status``: ``template``, ``agreed`` (rules and model),
-    ``rules`` / ``model`` (only that source had a value) or ``disputed`` (they disagreed;
-    ``other`` is the losing value, ``other_source`` its source)."""
+    ``rules`` / ``model`` (only that source had a value), ``disputed`` (they disagreed;
+    ``other`` is the losing value, ``other_source`` its source) or ``scored`` (a key field the
+    learned scorer chose; ``other`` its runner-up, ``probability`` its calibrated probability)."""
 
     value: Any
     source: Source
     status: str
     other: Any = None
     other_source: Source | None = None
+    probability: float | None = None
 
 
 def same(name: str, a: Any, b: Any) -> bool:

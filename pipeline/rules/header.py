@@ -48,7 +48,15 @@ def _id_from(text: str) -> str | None:
 
 def find_invoice_number(lines: list[TextLine]) -> tuple[str, TextLine] | None:
     """The invoice number: the best id next to an invoice-number label."""
-    scored = [
+    best = max(invoice_number_candidates(lines), key=lambda cand: cand[0], default=None)
+    return (best[1], best[2]) if best else None
+
+
+def invoice_number_candidates(lines: list[TextLine]) -> list[tuple[float, str, TextLine]]:
+    """(score, id, line) of every id next to an invoice-number label, in reading order; the
+    score is the label's weight less penalties (read below the label, low on the page, inside a
+    sentence)."""
+    return [
         (
             label.weight
             - (0.5 if src is not line else 0)
@@ -59,14 +67,13 @@ def find_invoice_number(lines: list[TextLine]) -> tuple[str, TextLine] | None:
         )
         for value, line, label, src, _ in labelled_values(lines, "invoice_number", _id_from)
     ]
-    best = max(scored, key=lambda cand: cand[0], default=None)
-    return (best[1], best[2]) if best else None
 
 
-def find_date_fields(lines: list[TextLine]) -> dict[str, tuple[str, TextLine]]:
-    """Invoice and due dates next to their labels; the first unlabelled date as the invoice date."""
-    scored: dict[str, tuple[float, str, TextLine]] = {}
-    labelled: set[tuple[int, int, int]] = set()
+def labelled_dates(lines: list[TextLine]) -> list[tuple[float, str, str, TextLine, int]]:
+    """(score, label kind, ISO date, line, start) of the date next to every date label
+    (invoice_date, due_date, other_date), right of it or below; the score is the label's
+    weight less penalties (below the label, ambiguous day and month, low on the page)."""
+    out = []
     for line in lines:
         for label in line.labels:
             if label.kind not in ("invoice_date", "due_date", "other_date"):
@@ -76,12 +83,21 @@ def find_date_fields(lines: list[TextLine]) -> dict[str, tuple[str, TextLine]]:
                 if not dates:
                     continue
                 date = dates[0]
-                labelled.add((src.page, src.index, date.start))
                 score = label.weight - (0.5 if src is not line else 0) - (0.2 if date.ambiguous else 0)
                 score -= position_penalty(line)
-                if label.kind not in scored or score > scored[label.kind][0]:
-                    scored[label.kind] = (score, date.iso, src)
+                out.append((score, label.kind, date.iso, src, date.start))
                 break
+    return out
+
+
+def find_date_fields(lines: list[TextLine]) -> dict[str, tuple[str, TextLine]]:
+    """Invoice and due dates next to their labels; the first unlabelled date as the invoice date."""
+    scored: dict[str, tuple[float, str, TextLine]] = {}
+    labelled: set[tuple[int, int, int]] = set()
+    for score, kind, iso, src, start in labelled_dates(lines):
+        labelled.add((src.page, src.index, start))
+        if kind not in scored or score > scored[kind][0]:
+            scored[kind] = (score, iso, src)
     out = {k: (v[1], v[2]) for k, v in scored.items() if k != "other_date"}
     if "due_date" not in out:
         found = _due_date_in_terms(lines)

@@ -107,7 +107,11 @@ LABELS: list[tuple[str, float, str]] = [
         rf"|doc(?:ument)?{S}no\.?|rechnungs{S}?(?:nr|nummer|no)\.?|rechnung{S}(?:nr|#)\.?|beleg{S}?nr\.?"
         rf"|belegnummer|factuur{S}?(?:nummer|nr)\.?|n°{S}de{S}facture|num[ée]ro{S}de{S}facture"
         rf"|facture{S}n°|num[eé]ro{S}de{S}factura|factura{S}n[oº°]\.?|发票号码|发票号|單\s*號|单\s*号"
-        rf"|เลขที่ใบกำกับภาษี|เลขที่ใบเสร็จ|no\.?{S}invois|invoice{S}#)",
+        rf"|เลขที่ใบกำกับภาษี|เลขที่ใบเสร็จ|no\.?{S}invois|invoice{S}#"
+        # receipts and the Romance languages' "number of the invoice" ("Reçu n°", "Numero fattura")
+        rf"|(?:receipt|re[cç]u|recibo|ricevuta|quittung|ticket){S}(?:#|n[o°º]\.?|n\.|nr\.?|number|num[ée]ro)"
+        rf"|num[eé]ro{S}(?:de{S})?(?:fattura|factura|documento|recibo|ricevuta)|fattura{S}n[°o]\.?"
+        rf"|n\.?{S}documento|单据编号|小票号|票据号)",
     ),
     (
         "invoice_number",

@@ -121,8 +121,11 @@ def _plausible_name(text: str) -> bool:
     return letters >= 2 and digits <= letters / 3 and not EMAIL_RE.search(text) and len(text) <= 80
 
 
-def _vendor_candidates(lines: list[TextLine], customer_zone: set) -> list[tuple[float, str, TextLine, float]]:
-    """(score, name, line, value x0) of possible vendor names."""
+def vendor_candidates(
+    lines: list[TextLine], customer_zone: set
+) -> list[tuple[float, str, TextLine, float, str | None]]:
+    """(score, name, line, value x0, address beside it or None) of possible vendor names, best
+    first; ``pipeline.decision.candidates`` reads the scores as a feature."""
     first_page = [ln for ln in lines if ln.page == lines[0].page] if lines else []
     heights = sorted(ln.height for ln in first_page) or [1.0]
     median_h = heights[len(heights) // 2]
@@ -248,7 +251,7 @@ def _split_glued_sender(raw: str) -> str:
 
 def find_vendor(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLine, float, str | None] | None:
     """The vendor name, its line, the x where it starts and an address found beside it."""
-    cands = _vendor_candidates(lines, customer_zone)
+    cands = vendor_candidates(lines, customer_zone)
     if not cands:
         return None
     score, name, line, x0, address = cands[0]

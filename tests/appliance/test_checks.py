@@ -35,16 +35,19 @@ def test_cli_fails_before_init_then_passes(tmp_path):
         "ok   ocr",
         "ok   llm",
         "ok   arbiter",
+        "ok   scorer",
         "ok   ray",
     ]
     assert lines[1].startswith("ok   database: migrated (") and lines[1].endswith(" steps)")
-    assert lines[5] == "ok   ray: not used (pool.backend = inline)"
+    assert lines[5].startswith("ok   scorer: off (review.scorer = false)")  # the fakes' config
+    assert lines[6] == "ok   ray: not used (pool.backend = inline)"
     skipped = cli(config, "check", "--skip", "ray", "--skip", "ocr")
     assert [line.split(":")[0] for line in skipped.stdout.splitlines()] == [
         "ok   data_dir",
         "ok   database",
         "ok   llm",
         "ok   arbiter",
+        "ok   scorer",
     ]
 
 
@@ -123,6 +126,18 @@ def test_arbiter_table_must_load(tmp_path):
     wrong.write_text('{"preferred": {}}')
     result = checks.check_arbiter(make_settings(tmp_path, {"llm": {"arbiter_table": str(wrong)}}))
     assert not result.ok and "is not an arbiter table" in result.detail
+
+
+def test_the_scorer_must_load(tmp_path):
+    on = {"review": {"scorer": True}}
+    result = checks.check_scorer(make_settings(tmp_path, on))
+    if result.ok:  # the bundled scorer (scripts/train-scorer built it)
+        assert "completes at key confidence >= " in result.detail and "target precision 0.98" in result.detail
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    missing = checks.check_scorer(make_settings(tmp_path, on, {"review": {"scorer_dir": str(empty)}}))
+    assert not missing.ok and "holds no scorer" in missing.detail and "scripts/train-scorer" in missing.hint
+    assert checks.check_scorer(make_settings(tmp_path, {"review": {"scorer": False}})).ok
 
 
 def test_bundled_gguf_with_a_wrong_sha256_fails(tmp_path):

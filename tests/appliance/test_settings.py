@@ -129,6 +129,7 @@ WRONG_VALUE_PER_SECTION = [
     ("stripe", "timeout_seconds", '"30"', "expected a number"),
     ("ocr", "dpi", "2000", "expected less than or equal to 600"),
     ("llm", "enabled", '"no"', "expected true or false"),
+    ("review", "line_items", '"keep"', "expected 'block' or 'drop'"),
     ("queue", "max_attempts", "2.5", "expected a whole number"),
     ("pool", "workers", '"2"', "expected a whole number"),
     ("ray", "address", "1", "expected a quoted string"),

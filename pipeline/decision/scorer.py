@@ -1,0 +1,200 @@
+"""The learned scorer: ranks every key field's candidates and says how likely the chosen value
+is right, and how likely all key fields of a document are.
+
+One gradient-boosted ranking model per key field (LightGBM, lambdarank over the candidates of a
+document) ranks the candidates of ``pipeline.decision.candidates``; the top candidate's share of
+the softmax over the scores (``top_share``: how far it stands out) is mapped to a probability by
+an isotonic calibration fitted out of fold (grouped by shop, producer or synthetic document) on
+the training data, never on the dev set. A document's probability that
+all its key fields are right is the product of its fields' probabilities; it completes when that
+reaches the threshold fitted on the folds for the operator's target precision
+(``review.target_precision``). Majumder et al., "Representation Learning for Information
+Extraction from Form-like Documents" (ACL 2020), is the approach: candidates, then learned
+scoring, trained on few documents.
+
+The artefact lives in ``scorer/`` beside this module (``scripts/train-scorer`` writes it, with a
+model card ``scorer/README.md``): ``<field>.txt`` (LightGBM's text model format: no pickle, no
+code runs on load) and ``calibration.json`` (the isotonic steps per field, the thresholds per
+target precision, the feature names each model was trained on). An operator may point
+``review.scorer_dir`` at one of their own.
+Imports only ``pipeline`` modules, numpy and lightgbm; must not import ``api`` or ``appliance``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline.decision.candidates import FEATURES, Candidate
+from pipeline.schema import KEY_FIELDS, Source
+
+SCORER_DIR = Path(__file__).with_name("scorer")
+NEVER = 1.01  # a threshold no probability reaches: nothing completes
+# Key fields a document cannot complete without (a receipt has no invoice number, and the
+# currency is often implicit).
+REQUIRED_KEYS = ("invoice_date", "vendor_name", "total_amount")
+_SOURCES = {"template": Source.TEMPLATE, "rules": Source.RULES, "model": Source.MODEL}
+
+
+@dataclass(frozen=True)
+class FieldScore:
+    """The scorer's answer for one key field: the chosen ``value`` (normalised), its calibrated
+    ``probability`` of being right (0..1), the ``source`` that proposed it (the rules when only
+    the page did), the chosen candidate and the best other one (``runner_up``, None if none)."""
+
+    field: str
+    value: Any
+    probability: float
+    source: Source
+    chosen: Candidate
+    runner_up: Candidate | None
+
+
+class ScorerError(ValueError):
+    """The scorer's files are missing or do not fit this code's features."""
+
+
+class Scorer:
+    """The fitted models of one scorer folder (see the module docstring).
+
+    ``thresholds``: target precision (as a string, e.g. ``"0.98"``) -> the document probability
+    at which a document completes; ``card``: what the training measured (for the model card)."""
+
+    def __init__(self, boosters: dict[str, Any], calibration: dict[str, Any], path: str = "") -> None:
+        self.boosters = boosters
+        self.steps = {
+            name: (np.array(c["x"], float), np.array(c["y"], float)) for name, c in calibration["fields"].items()
+        }
+        self.thresholds: dict[str, float] = dict(calibration["thresholds"])
+        self.card: dict[str, Any] = calibration.get("card", {})
+        self.path = path
+
+    @classmethod
+    def load(cls, path: str | Path = "") -> Scorer:
+        """The scorer in folder ``path`` (``SCORER_DIR`` when empty). Raises ScorerError when a
+        file is missing or was trained on other features than ``FEATURES``."""
+        import lightgbm
+
+        folder = Path(path) if path else SCORER_DIR
+        try:
+            calibration = json.loads((folder / "calibration.json").read_text(encoding="utf-8"))
+            boosters = {}
+            for name in KEY_FIELDS:
+                if list(calibration["features"][name]) != list(FEATURES[name]):
+                    raise ScorerError(f"{folder}: the {name} model was trained on other features; retrain it")
+                boosters[name] = lightgbm.Booster(model_str=(folder / f"{name}.txt").read_text(encoding="utf-8"))
+        except (OSError, KeyError, ValueError, lightgbm.basic.LightGBMError) as exc:
+            if isinstance(exc, ScorerError):
+                raise
+            raise ScorerError(f"{folder} holds no scorer ({exc}); run scripts/train-scorer") from exc
+        return cls(boosters, calibration, str(folder))
+
+    def raw(self, name: str, cands: list[Candidate]) -> np.ndarray:
+        """The ranking model's raw score of each candidate of field ``name`` (higher: better)."""
+        if not cands:
+            return np.zeros(0)
+        return self.boosters[name].predict(np.array([c.vector() for c in cands], dtype=float))
+
+    def calibrated(self, name: str, share: float) -> float:
+        """The probability that a top candidate with this ``top_share`` is right (isotonic steps)."""
+        xs, ys = self.steps[name]
+        return float(np.interp(share, xs, ys)) if len(xs) else 0.0
+
+    def score(self, cands: dict[str, list[Candidate]]) -> dict[str, FieldScore]:
+        """Key field -> its FieldScore, for the fields with at least one candidate."""
+        out = {}
+        for name in KEY_FIELDS:
+            found = cands.get(name) or []
+            if not found:
+                continue
+            raw = self.raw(name, found)
+            order = sorted(range(len(found)), key=lambda i: (-raw[i], i))
+            chosen = found[order[0]]
+            share = top_share(raw)
+            source = next((_SOURCES[s] for s in ("template", "rules", "model") if s in chosen.sources), Source.RULES)
+            out[name] = FieldScore(
+                name,
+                chosen.value,
+                round(self.calibrated(name, share), 4),
+                source,
+                chosen,
+                found[order[1]] if len(order) > 1 else None,
+            )
+        return out
+
+    def threshold(self, target_precision: float) -> float:
+        """The document probability to complete at ``target_precision``: the fitted threshold of
+        the nearest target at least as strict (``NEVER`` above the strictest)."""
+        fitted = sorted((float(k), v) for k, v in self.thresholds.items())
+        for target, value in fitted:
+            if target >= target_precision - 1e-9:
+                return value
+        return NEVER
+
+
+def top_share(raw: np.ndarray) -> float:
+    """The top candidate's share of the softmax over its field's raw scores (0..1]: high when it
+    stands out from the others, what the isotonic calibration maps to a probability. (Pooling
+    the candidates that say the same as the top one, a name with and without its registration
+    number, was tried: it calibrated worse on the training folds, 0.055 against 0.035 for names.)"""
+    if len(raw) == 0:
+        return 0.0
+    weights = np.exp(raw - raw.max())
+    return float(weights.max() / weights.sum())
+
+
+def document_probability(scores: dict[str, FieldScore], template_fields: set[str] = frozenset()) -> float:
+    """The probability that every key field of a document is right: the product over its scored
+    key fields (a field a vendor template read counts as right: an operator wrote the rule);
+    0.0 when a required key field (``REQUIRED_KEYS``) has no value."""
+    if any(name not in scores and name not in template_fields for name in REQUIRED_KEYS):
+        return 0.0
+    return math.prod(1.0 if name in template_fields else s.probability for name, s in scores.items())
+
+
+def scorer_reasons(
+    scores: dict[str, FieldScore], probability: float, threshold: float, template_fields: set[str] = frozenset()
+) -> list[str]:
+    """Reasons, for ``validationErrors``, why a document does not complete: a required key field
+    not found, and each key field the scorer is least sure of, in words a clerk acts on ("total
+    50.00 (62% sure) stands on 'CASH 50.00'; the next best, 39.00, on 'TOTAL 39.00'"). Empty
+    when ``probability`` (``document_probability``) reaches ``threshold``."""
+    if probability >= threshold:
+        return []
+    reasons = [
+        f"{name} not found in the document"
+        for name in REQUIRED_KEYS
+        if name not in scores and name not in template_fields
+    ]
+    scored = [s for name, s in scores.items() if name not in template_fields]
+    doubtful = sorted((s for s in scored if s.probability < threshold), key=lambda s: s.probability)
+    if not doubtful and not reasons:  # each field is sure enough alone, not all of them together
+        doubtful = sorted(scored, key=lambda s: s.probability)[:1]
+    for s in doubtful:
+        reason = f"{s.field} {_show(s.value)} is not certain ({s.probability:.0%} sure)"
+        if s.chosen.evidence and s.chosen.evidence.get("text"):
+            reason += f": it stands on {_quote(s.chosen.evidence['text'])}"
+        if s.runner_up is not None:
+            reason += f"; the next best, {_show(s.runner_up.value)}"
+            if s.runner_up.evidence and s.runner_up.evidence.get("text"):
+                reason += f", on {_quote(s.runner_up.evidence['text'])}"
+        reasons.append(reason)
+    return reasons
+
+
+def _show(value: Any) -> str:
+    from pipeline.values.money import cents, is_amount
+
+    if is_amount(value) and not isinstance(value, str):
+        return f"{cents(value):.2f}"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    text = " ".join(str(text).split())
+    return f"'{text[:limit]}…'" if len(text) > limit else f"'{text}'"

@@ -1,0 +1,87 @@
+"""Candidates of the key fields and their features (pipeline.decision.candidates)."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+from pipeline.decision.candidates import FEATURES, candidates
+from pipeline.rules import extract_rules
+from pipeline.values import normalise
+from tests.pipeline.rules.test_rules import ocr_page, text_page
+
+CASH_RECEIPT = ocr_page(
+    "40: 100 KEDAI RUNCIT MAJU SDN BHD | size 20",
+    "80: 100 NO 12, JALAN BESAR, 81100 JOHOR",
+    "120: 50 Date: 25/12/2018 | 300 10:42",
+    "200: 50 MILO 1KG | 400 21.50",
+    "220: 50 SUGAR 2KG | 400 17.50",
+    "300: 50 TOTAL | 400 39.00",
+    "320: 50 CASH | 400 50.00",
+    "340: 50 CHANGE | 400 11.00",
+)
+
+
+def by_value(cands, value):
+    return next(c for c in cands if c.value == value)
+
+
+def test_every_amount_is_a_total_candidate_with_its_line_s_words():
+    rules = extract_rules(CASH_RECEIPT)
+    rows = [{"line_total": Decimal("21.50")}, {"line_total": Decimal("17.50")}]
+    found = candidates(CASH_RECEIPT, rows, {"rules": normalise.fields(rules.fields)}, model_ran=False)
+    totals = found["total_amount"]
+    assert {c.value for c in totals} >= {Decimal("39.00"), Decimal("50.00"), Decimal("11.00"), Decimal("21.50")}
+    total, cash = by_value(totals, Decimal("39.00")), by_value(totals, Decimal("50.00"))
+    assert total.features["lab_total"] > 0 and total.features["kw_cash"] == 0
+    assert cash.features["kw_cash"] == 1 and cash.features["above_labelled_total"] == 1
+    assert total.features["eq_cash_change"] == 1  # 50.00 - 11.00
+    assert total.features["eq_lines_sum"] == 1  # the rows' 21.50 + 17.50
+    assert total.evidence["text"] == "TOTAL 39.00" and total.evidence["page"] == 1
+    assert "rules" in total.sources and total.features["by_rules"] == 1
+    assert total.features["ocr"] == 1 and 0 < total.features["rel_y"] < 1
+
+
+def test_dates_names_and_vectors():
+    rules = extract_rules(CASH_RECEIPT)
+    found = candidates(CASH_RECEIPT, rules.line_items, {"rules": normalise.fields(rules.fields)}, model_ran=False)
+    date = by_value(found["invoice_date"], "2018-12-25")
+    assert date.features["has_time"] == 1 and date.features["lab_invoice_date"] > 0
+    names = [c.value for c in found["vendor_name"]]
+    assert names[0] == "KEDAI RUNCIT MAJU SDN BHD"  # the rules' best first
+    legal = by_value(found["vendor_name"], "KEDAI RUNCIT MAJU SDN BHD")
+    assert legal.features["legal"] == 1 and legal.features["line_index"] == 0
+    for name, cands in found.items():
+        for cand in cands:
+            vector = cand.vector()
+            assert len(vector) == len(FEATURES[name])
+            assert not any(key.startswith("_") for key in cand.features)
+
+
+def test_the_model_s_proposal_joins_or_marks_a_candidate():
+    doc = text_page(
+        "40: 50 Acme Tools GmbH | size 16",
+        "80: 50 Invoice No: | 200 INV-7",
+        "100: 50 Invoice Date: | 200 2024-03-05",
+        "300: 300 Total EUR | 480 119.00",
+    )
+    rules = extract_rules(doc)
+    model = {"total_amount": Decimal("119.00"), "invoice_number": "INV-7", "vendor_name": "Acme Tools"}
+    found = candidates(doc, [], {"rules": normalise.fields(rules.fields), "model": model}, model_ran=True)
+    total = by_value(found["total_amount"], Decimal("119.00"))
+    assert total.sources == {"rules", "model"} and total.features["n_proposers"] == 2
+    assert total.features["model_ran"] == 1
+    number = by_value(found["invoice_number"], "INV-7")
+    assert number.sources == {"rules", "model"}
+    assert "EUR" in {c.value for c in found["currency"]}
+    # the model's shorter name is another candidate (a fuzzy match would have merged it)
+    assert any("model" in c.sources for c in found["vendor_name"])
+
+
+def test_a_page_without_amounts_or_dates_gives_empty_lists():
+    doc = text_page("40: 50 Hello world")
+    found = candidates(doc, [], {}, model_ran=False)
+    assert found["total_amount"] == [] and found["invoice_date"] == [] and found["invoice_number"] == []
+    line = by_value(found["vendor_name"], "Hello world")
+    assert line.features["kind_line"] == 1
+    assert math.isnan(line.vector()[FEATURES["vendor_name"].index("ends_open")]) is False

@@ -1,0 +1,131 @@
+"""The learned scorer's decision (pipeline.decision.scorer) and how the steps use it: the model
+is asked only where the scorer is not sure, a document completes at the threshold of
+``review.target_precision``, and a flagged one says why in a clerk's words."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from pipeline.context import JobContext
+from pipeline.decision.candidates import Candidate
+from pipeline.decision.scorer import NEVER, SCORER_DIR, FieldScore, Scorer, document_probability, scorer_reasons
+from pipeline.reading.sniff import PDF
+from pipeline.runner import Extractor
+from pipeline.schema import Source
+from tests.conftest import fake_models
+from tests.fakes.llm import EchoLLM
+from tests.support.docs import INVOICE_LINES, text_pdf
+from tests.training.test_train_scorer import made_up
+from training import train_scorer as ts
+
+
+def field_score(name: str, value, p: float, text: str = "", runner=None) -> FieldScore:
+    chosen = Candidate(name, value, evidence={"page": 1, "bbox": [0, 0, 1, 1], "text": text} if text else None)
+    return FieldScore(name, value, p, Source.RULES, chosen, runner)
+
+
+def test_the_document_probability_is_the_product_and_needs_the_required_fields():
+    scores = {
+        "total_amount": field_score("total_amount", Decimal("39.00"), 0.9),
+        "invoice_date": field_score("invoice_date", "2018-12-25", 0.8),
+        "vendor_name": field_score("vendor_name", "KEDAI SDN BHD", 0.5),
+    }
+    assert document_probability(scores) == pytest.approx(0.36)
+    assert document_probability(scores, {"vendor_name"}) == pytest.approx(0.72)  # a template read it
+    del scores["vendor_name"]
+    assert document_probability(scores) == 0.0
+    assert document_probability(scores, {"vendor_name"}) == pytest.approx(0.72)
+
+
+def test_reasons_name_the_line_of_the_value_and_of_the_next_best():
+    runner = Candidate("total_amount", Decimal("39.00"), evidence={"page": 1, "bbox": [0] * 4, "text": "TOTAL 39.00"})
+    scores = {
+        "total_amount": field_score("total_amount", Decimal("50.00"), 0.62, "CASH 50.00", runner),
+        "invoice_date": field_score("invoice_date", "2018-12-25", 0.99, "25/12/2018"),
+    }
+    reasons = scorer_reasons(scores, 0.61, 0.9)
+    assert reasons == [
+        "vendor_name not found in the document",
+        "total_amount 50.00 is not certain (62% sure): it stands on 'CASH 50.00'; the next best, 39.00, on "
+        "'TOTAL 39.00'",
+    ]
+    assert scorer_reasons(scores, 0.95, 0.9) == []
+
+
+def test_each_field_sure_enough_but_not_all_together_names_the_weakest():
+    scores = {
+        "total_amount": field_score("total_amount", Decimal("39.00"), 0.93),
+        "invoice_date": field_score("invoice_date", "2018-12-25", 0.92),
+        "vendor_name": field_score("vendor_name", "KEDAI SDN BHD", 0.95),
+    }
+    reasons = scorer_reasons(scores, document_probability(scores), 0.9)
+    assert reasons == ["invoice_date '2018-12-25' is not certain (92% sure)"]
+
+
+@pytest.fixture(scope="module")
+def tiny_scorer(tmp_path_factory):
+    """A scorer trained on made-up groups (the rules' candidate right 9 times in 10)."""
+    folder = tmp_path_factory.mktemp("scorer")
+    groups, docs = made_up()
+    calibration, models, card = ts.fit(groups, docs)
+    ts.write(folder, calibration, models, ts.card_markdown(card))
+    return Scorer.load(folder)
+
+
+def test_a_target_maps_to_the_nearest_fitted_threshold_at_least_as_strict(tiny_scorer):
+    tiny_scorer.thresholds = {"0.95": 0.5, "0.98": 0.7, "0.99": 0.9}
+    assert tiny_scorer.threshold(0.98) == 0.7
+    assert tiny_scorer.threshold(0.97) == 0.7
+    assert tiny_scorer.threshold(0.9) == 0.5
+    assert tiny_scorer.threshold(0.995) == NEVER
+
+
+HEADER_ONLY = [line for line in INVOICE_LINES if not line.startswith(("Description", "Hammer", "Saw"))]
+
+
+def extract(scorer: Scorer, threshold: float, lines=HEADER_ONLY):
+    llm = EchoLLM({"total_amount": "119.00", "invoice_number": "INV-2024-001"})
+    extractor = Extractor(fake_models(review={"scorer": True}), llm=llm)
+    scorer.thresholds = {"0.98": threshold}
+    extractor.kit.scorer = scorer
+    work = extractor.work(JobContext("x", PDF), text_pdf(lines))
+    return work, llm
+
+
+def test_a_document_the_scorer_is_sure_of_completes_without_asking_the_model(tiny_scorer):
+    work, llm = extract(tiny_scorer, 0.01)
+    assert llm.calls == [] and "model" not in work.ran
+    result = work.result
+    assert result.processing_status == "completed", result.validation_errors
+    assert result.data["total_amount"] == Decimal("119.00")
+    assert result.key_confidence is not None and result.key_confidence >= 0.01
+    assert "scorer: key fields right with p=" in result.routing_reason and "model not asked" in result.routing_reason
+    evidence = result.evidence["total_amount"]
+    assert evidence["confidence"] == pytest.approx(work.scores["total_amount"].probability, abs=1e-3)
+    assert evidence["text"] == "Total EUR 119.00"
+
+
+def test_rows_that_do_not_add_up_are_asked_of_the_model_even_when_the_header_is_sure(tiny_scorer):
+    # the rules read "Hammer 2 10.00 20.00" but not the saw: 20.00 is no subtotal of 100.00
+    work, llm = extract(tiny_scorer, 0.01, INVOICE_LINES)
+    assert "model" in work.ran and len(llm.calls) >= 1
+
+
+def test_where_the_scorer_is_not_sure_the_model_is_asked_and_the_document_flagged(tiny_scorer):
+    work, llm = extract(tiny_scorer, 0.999)
+    assert len(llm.calls) >= 1 and work.ran.index("model") < work.ran.index("rescore")
+    assert work.scored_with_model
+    result = work.result
+    assert result.processing_status == "needs_review"
+    assert any("is not certain" in reason for reason in result.validation_errors)
+    assert "model asked" in result.routing_reason
+
+
+def test_the_bundled_scorer_loads_with_this_code_s_features():
+    if not (SCORER_DIR / "calibration.json").is_file():
+        pytest.skip("no bundled scorer yet: scripts/train-scorer builds it")
+    scorer = Scorer.load()
+    assert set(scorer.thresholds) == {"0.95", "0.98", "0.99"}
+    assert 0 < scorer.threshold(0.98) <= NEVER

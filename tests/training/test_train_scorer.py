@@ -1,0 +1,92 @@
+"""The scorer's training (training/train_scorer.py) on small made-up candidate groups: it is
+deterministic, its folds and thresholds follow their rules, and what it writes loads as the
+pipeline's Scorer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeline.decision.candidates import FEATURES, Candidate
+from pipeline.decision.scorer import Scorer, ScorerError
+from pipeline.schema import KEY_FIELDS
+from training import train_scorer as ts
+from training.dataset import FOLDS
+
+
+def made_up(n_docs: int = 60, seed: int = 0) -> tuple[list[ts.Group], list[ts.TrainDoc]]:
+    """Documents whose every key field has 4 candidates; the one marked by the rules is right
+    on 9 documents of 10, and a noisy feature carries nothing."""
+    rng = np.random.default_rng(seed)
+    groups, docs = [], []
+    for d in range(n_docs):
+        key = f"doc{d:03d}"
+        truth = {name: "x" for name in KEY_FIELDS}
+        docs.append(ts.TrainDoc(key, None, truth, list(KEY_FIELDS), f"g{d}", "synth", "ocr"))
+        for name in KEY_FIELDS:
+            names = FEATURES[name]
+            vectors = np.full((4, len(names)), np.nan)
+            vectors[:, names.index("ocr_conf")] = rng.random(4)
+            vectors[:, names.index("by_rules")] = [1, 0, 0, 0]
+            right = 0 if rng.random() < 0.9 else 1 + int(rng.integers(3))
+            labels = np.zeros(4)
+            labels[right] = 1
+            groups.append(
+                ts.Group(key, "rules", name, d % FOLDS, ["a", "b", "c", "d"], vectors, labels, "synth", "ocr")
+            )
+    return groups, docs
+
+
+def test_fit_is_deterministic_and_writes_a_scorer_the_pipeline_loads(tmp_path):
+    groups, docs = made_up()
+    first, models, card = ts.fit(groups, docs)
+    again, models_again, _ = ts.fit(made_up()[0], docs)
+    assert models == models_again and first == again
+    assert card["fields"]["total_amount"]["top_right"] == pytest.approx(0.9, abs=0.06)
+    ts.write(tmp_path, first, models, ts.card_markdown(card))
+    scorer = Scorer.load(tmp_path)
+    marked = Candidate("total_amount", "a", {"by_rules": 1.0, "ocr_conf": 0.5})
+    other = Candidate("total_amount", "b", {"by_rules": 0.0, "ocr_conf": 0.5})
+    score = scorer.score({"total_amount": [other, marked]})["total_amount"]
+    assert score.value == "a" and score.runner_up is other
+    assert 0.7 < score.probability < 1.0  # right 9 times in 10
+
+
+def test_a_folder_without_a_scorer_or_with_other_features_is_refused(tmp_path):
+    with pytest.raises(ScorerError, match="run scripts/train-scorer"):
+        Scorer.load(tmp_path)
+    groups, docs = made_up(20)
+    calibration, models, card = ts.fit(groups, docs)
+    calibration["features"]["total_amount"] = ["something", "else"]
+    ts.write(tmp_path, calibration, models, "")
+    with pytest.raises(ScorerError, match="other features"):
+        Scorer.load(tmp_path)
+
+
+def outcome(key: str, p: float, right: bool, variant: str = "rules") -> ts.DocOutcome:
+    return ts.DocOutcome(key, variant, p, right, "ocr", "synth")
+
+
+def test_the_threshold_is_the_lowest_that_keeps_the_precision():
+    # 30 sure and right, then 10 at 0.8 of which 2 wrong, then 10 at 0.5 of which 5 wrong
+    outcomes = [outcome(f"a{i}", 0.95, True) for i in range(30)]
+    outcomes += [outcome(f"b{i}", 0.8, i >= 2) for i in range(10)]
+    outcomes += [outcome(f"c{i}", 0.5, i >= 5) for i in range(10)]
+    cuts = ts.thresholds(outcomes)
+    assert cuts["0.95"] == 0.8  # 38 of 40 right at 0.8 (0.95); 43 of 50 at 0.5 is not
+    assert cuts["0.98"] == 0.95 and cuts["0.99"] == 0.95
+
+
+def test_without_enough_completed_documents_nothing_completes():
+    cuts = ts.thresholds([outcome(f"a{i}", 0.9, True) for i in range(ts.MIN_COMPLETED - 1)])
+    assert set(cuts.values()) == {ts.NEVER}
+
+
+def test_the_model_is_asked_only_where_the_rules_state_is_not_sure():
+    outcomes = [
+        outcome("a", 0.99, True),
+        outcome("a", 0.5, False, "model"),  # never served: the rules' state already completes
+        outcome("b", 0.4, False),
+        outcome("b", 0.97, True, "model"),
+    ]
+    assert {(o.key, o.variant) for o in ts.served(outcomes, 0.9)} == {("a", "rules"), ("b", "model")}

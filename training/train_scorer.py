@@ -1,0 +1,543 @@
+"""Train the learned scorer (pipeline/decision/scorer/) from the training data: never the dev set.
+
+    scripts/train-scorer [--train-dir ../shared/datasets/train] [--synth-dir build/scorer/synth]
+        [--cache build/scorer/cache] [--answers build/scorer/answers.json] [--model-limit 150]
+        [--out pipeline/decision/scorer] [--dry-run]
+
+1. **Read** every training document the way the appliance reads it, with the OCR engine it ships
+   (``ppocr``): real receipts (OCR) and e-invoices (text layer, and their pages as OCR'd scans) of
+   ``--train-dir``, and synthetic documents of ``--synth-dir`` (``python -m training.synth
+   --scans``: text-layer PDF and scan). Texts are cached (``--cache``): OCR costs seconds a page.
+2. **Ask the model** (the bundled Gemma 3 270M with its adapter, through the pipeline's own model
+   step) for the header of up to ``--model-limit`` documents (each source in turn), kept in
+   ``--answers``, so that a rerun asks nothing again.
+3. **Candidates**: the pipeline's own steps up to the rules (``pipeline.steps``), then
+   ``pipeline.steps.key_candidates``, once without the model's answer and once with it (the
+   appliance asks the model only where the scorer is not sure, so both states are served).
+   Each candidate is labelled right or wrong by the reference scorer's ``field_ok``.
+4. **Fit**: one LightGBM ranking model (lambdarank) per key field; out-of-fold raw scores over 5 folds grouped by shop,
+   e-invoice producer or synthetic document (``training.dataset.fold_of``); isotonic calibration of
+   the top candidate's ``top_share``, itself cross-fitted, for the out-of-fold document probabilities;
+   and from those, per target precision (0.95, 0.98, 0.99), the lowest document probability at
+   which the completed documents of the folds reach it.
+5. **Write** ``<field>.txt`` (LightGBM's text format), ``calibration.json`` and the model card
+   ``README.md``, all deterministic: one thread, fixed seeds, sorted inputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline.context import JobContext
+from pipeline.decision.candidates import FEATURES, Candidate
+from pipeline.decision.scorer import NEVER, REQUIRED_KEYS, SCORER_DIR, top_share
+from pipeline.document import DocumentText
+from pipeline.model.llm_extract import LlmAnswer
+from pipeline.schema import KEY_FIELDS
+from pipeline.steps import STEPS, key_candidates, select
+from pipeline.values import normalise
+from pipeline.values.money import to_json
+from training.dataset import FOLDS, fold_of, read_task, real_tasks, synth_dir_tasks
+from training.extraction import extractor
+from training.scorer import load_scorer
+
+REPO = Path(__file__).resolve().parents[1]
+ENGINE = "ppocr"  # the shipped OCR engine: the scorer is fitted to the reader that runs
+UP_TO_RULES = select(skip={"einvoice", "tier 0 forced"}, until="rules")
+MODEL_STEP = next(step for step in STEPS if step.name == "model")
+TARGETS = (0.95, 0.98, 0.99)
+MIN_COMPLETED = 20  # a threshold needs this many completed fold documents behind it
+PARAMS = {
+    "objective": "lambdarank",  # ranks the candidates of one field of one document
+    "metric": "ndcg",
+    "eval_at": [1],
+    "learning_rate": 0.05,
+    "num_leaves": 15,
+    "min_data_in_leaf": 10,
+    "lambda_l2": 1.0,
+    "num_threads": 1,
+    "deterministic": True,
+    "force_row_wise": True,
+    "seed": 0,
+    "verbose": -1,
+}
+ROUNDS = 200
+# What a feature may only ever do to a candidate's score (+1 raise, -1 lower): what the labels
+# and keywords of a printed document mean, so that a coincidence of the training data (a
+# synthetic delivery date that equals the invoice date, a cash line that equals the total)
+# cannot teach the opposite.
+MONOTONE = {
+    "by_template": 1,
+    "rules_invoice_date_score": 1,
+    "lab_invoice_date": 1,
+    "lab_date_above": 1,
+    "rules_due_date_score": -1,
+    "rules_other_date_score": -1,
+    "lab_due": -1,
+    "lab_other_date": -1,
+    "lab_total": 1,
+    "lab_total_above": 1,
+    "kw_cash": -1,
+    "kw_change": -1,
+    "lab_paid": -1,
+    "eq_lines_sum": 1,
+    "eq_sub_tax": 1,
+    "eq_cash_change": 1,
+    "above_labelled_total": -1,
+    "is_zero": -1,
+    "slogan": -1,
+    "contact": -1,
+    "title": -1,
+    "customer_zone": -1,
+    "legal": 1,
+    "lab_id_left": 1,
+    "lab_id_above": 1,
+    "other_id_left": -1,
+}
+
+
+@dataclass
+class TrainDoc:
+    """One training document as read: its key, text, truth, labelled fields, group and mode."""
+
+    key: str
+    doc: DocumentText
+    truth: dict[str, Any]
+    asked: list[str]
+    group: str
+    source: str
+    mode: str
+
+
+@dataclass
+class Group:
+    """The candidates of one field of one document in one state (``variant``: "rules", the model
+    not asked; "model", its answer in): their vectors and labels (all 0 where the field is not
+    ``labelled``: it is scored as serving scores it, for the document's probability, but no
+    model learns from it)."""
+
+    key: str
+    variant: str
+    field: str
+    fold: int
+    values: list[Any]
+    vectors: np.ndarray
+    labels: np.ndarray
+    source: str = ""
+    mode: str = ""
+    labelled: bool = True  # False: the truth has no value for the field (scored, never learnt from)
+    raw: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+def read_documents(args) -> list[TrainDoc]:
+    """Every training document, read with ``ENGINE`` by ``args.jobs`` processes (cached in
+    ``args.cache``), sorted by key."""
+    cache = str(args.cache)
+    tasks, meta = real_tasks(args.train_dir, cache)
+    for folder in args.synth_dir or ():
+        more, more_meta = synth_dir_tasks(folder, cache)
+        tasks += more
+        meta.update(more_meta)
+    docs = []
+    started = time.perf_counter()
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        jobs = [(*task, ENGINE) for task in sorted(tasks)]
+        for done, (key, doc) in enumerate(pool.map(read_task, jobs, chunksize=2), 1):
+            info = meta[key]
+            if doc.text.strip():
+                fields = (info["truth"], info["asked"], info["group"], info["source"], info["mode"])
+                docs.append(TrainDoc(key, doc, *fields))
+            if done % 50 == 0:
+                seconds = time.perf_counter() - started
+                print(f"  read {done}/{len(tasks)} ({seconds:.0f} s)", file=sys.stderr, flush=True)
+    return docs
+
+
+def model_sample(docs: list[TrainDoc], limit: int) -> list[TrainDoc]:
+    """Up to ``limit`` documents for the model, taken in turn from each source (sorted by key
+    within it), so that a small sample still holds every kind of document."""
+    by_source: dict[str, list[TrainDoc]] = defaultdict(list)
+    for item in sorted(docs, key=lambda d: d.key):
+        by_source[item.source].append(item)
+    queues = [by_source[name] for name in sorted(by_source)]
+    out: list[TrainDoc] = []
+    while len(out) < limit and any(queues):
+        for queue in queues:
+            if queue and len(out) < limit:
+                out.append(queue.pop(0))
+    return out
+
+
+def collect_answers(docs: list[TrainDoc], args) -> dict[str, dict]:
+    """The model's header answers (JSON values) of up to ``args.model_limit`` documents
+    (``model_sample``), from ``args.answers`` where it has them; the others are asked now and
+    saved."""
+    path: Path = args.answers
+    answers = json.loads(path.read_text()) if path.is_file() else {}
+    chosen = model_sample(docs, args.model_limit)
+    todo = [d for d in chosen if d.key not in answers]
+    if todo:
+        from models.registry import load_llm
+
+        backend = load_llm("llama_cpp", model_path=None, n_ctx=4096, n_threads=args.threads, lora_path=args.adapter)
+        tool = extractor(llm=backend)
+        started = time.perf_counter()
+        for done, item in enumerate(todo, 1):
+            work = tool.work(JobContext(item.key, "image/png"), doc=item.doc, steps=UP_TO_RULES)
+            MODEL_STEP.run(work, tool.kit)
+            answers[item.key] = to_json(work.answer.fields) if work.answer else {}
+            if done % 10 == 0 or done == len(todo):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(answers, indent=0, sort_keys=True))
+                print(
+                    f"  model {done}/{len(todo)} ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True
+                )
+    return {d.key: answers[d.key] for d in chosen if d.key in answers}
+
+
+def candidate_groups(docs: list[TrainDoc], answers: dict[str, dict], scorer_module) -> list[Group]:
+    """The candidates of every key field of every document, in both states, labelled where the
+    truth has the field."""
+    tool = extractor()
+    groups = []
+    for item in docs:
+        variants = [("rules", None)]
+        if item.key in answers:
+            variants.append(("model", LlmAnswer(fields=normalise.fields(answers[item.key]))))
+        for variant, answer in variants:
+            work = tool.work(JobContext(item.key, "image/png"), doc=item.doc, answer=answer, steps=UP_TO_RULES)
+            cands = key_candidates(work)
+            for name in KEY_FIELDS:
+                truth = item.truth.get(name)
+                found: list[Candidate] = cands.get(name) or []
+                if not found:
+                    continue
+                labelled = truth is not None and name in item.asked
+                labels = [labelled and bool(scorer_module.field_ok(name, to_json(c.value), truth)) for c in found]
+                groups.append(
+                    Group(
+                        item.key,
+                        variant,
+                        name,
+                        fold_of(item.group),
+                        [to_json(c.value) for c in found],
+                        np.array([c.vector() for c in found], dtype=float),
+                        np.array(labels, dtype=float),
+                        item.source,
+                        item.mode,
+                        labelled,
+                    )
+                )
+    return groups
+
+
+def train_booster(groups: list[Group]):
+    """One LightGBM ranking model over the candidates of ``groups`` (one field, one query per
+    group), with the ``MONOTONE`` constraints of its features."""
+    import lightgbm
+
+    x = np.vstack([g.vectors for g in groups])
+    y = np.concatenate([g.labels for g in groups])
+    data = lightgbm.Dataset(x, y, group=[len(g.labels) for g in groups], free_raw_data=False)
+    name = groups[0].field
+    params = {**PARAMS, "monotone_constraints": [MONOTONE.get(feature, 0) for feature in FEATURES[name]]}
+    return lightgbm.train(params, data, num_boost_round=ROUNDS)
+
+
+def isotonic(raw: list[float], right: list[bool]) -> tuple[list[float], list[float]]:
+    """Isotonic steps (x, y) mapping a top candidate's ``top_share`` to P(right) (scikit-learn)."""
+    from sklearn.isotonic import IsotonicRegression
+
+    fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(raw, np.array(right, float))
+    return [round(float(v), 6) for v in fitted.X_thresholds_], [round(float(v), 6) for v in fitted.y_thresholds_]
+
+
+def top(group: Group) -> tuple[float, bool, Any]:
+    """(``top_share``, right, value) of a group's top candidate (ties: the first)."""
+    best = int(np.argmax(group.raw))
+    return top_share(group.raw), bool(group.labels[best]), group.values[best]
+
+
+def out_of_fold(groups: list[Group]) -> None:
+    """Set every group's ``raw`` from models trained without its fold."""
+    for name in KEY_FIELDS:
+        mine = [g for g in groups if g.field == name]
+        for fold in range(FOLDS):
+            train = [g for g in mine if g.fold != fold and g.labelled]
+            test = [g for g in mine if g.fold == fold]
+            if not test:
+                continue
+            if not train or len({v for g in train for v in g.labels}) < 2:
+                for g in test:
+                    g.raw = np.full(len(g.labels), 0.5)
+                continue
+            booster = train_booster(train)
+            for g in test:
+                g.raw = booster.predict(g.vectors)
+
+
+def cross_calibrated(groups: list[Group]) -> dict[tuple[str, str, str], float]:
+    """(key, variant, field) -> the out-of-fold top candidate's probability, through an isotonic
+    map fitted on the other folds' top candidates."""
+    out = {}
+    for name in KEY_FIELDS:
+        mine = [g for g in groups if g.field == name]
+        for fold in range(FOLDS):
+            others = [top(g) for g in mine if g.fold != fold and g.labelled]
+            xs, ys = isotonic([r for r, _, _ in others], [ok for _, ok, _ in others]) if others else ([], [])
+            for g in mine:
+                if g.fold == fold:
+                    out[(g.key, g.variant, name)] = float(np.interp(top(g)[0], xs, ys)) if xs else 0.0
+    return out
+
+
+@dataclass
+class DocOutcome:
+    """A document's out-of-fold decision inputs in one state: probability, right, mode."""
+
+    key: str
+    variant: str
+    probability: float
+    right: bool
+    mode: str
+    source: str
+
+
+def document_outcomes(groups: list[Group], probs: dict, docs: list[TrainDoc]) -> list[DocOutcome]:
+    """Per document and state, as serving decides it (``pipeline.decision.scorer``): the product
+    of its key fields' probabilities, and whether all its labelled key fields are right
+    (score.py's rule: unlabelled fields do not count, an empty one is wrong). A required field
+    without a candidate makes the probability 0."""
+    by_doc: dict[tuple[str, str], list[Group]] = defaultdict(list)
+    for g in groups:
+        by_doc[(g.key, g.variant)].append(g)
+    info = {d.key: d for d in docs}
+    out = []
+    for (key, variant), mine in sorted(by_doc.items()):
+        item = info[key]
+        have = {g.field for g in mine}
+        missing = [n for n in REQUIRED_KEYS if n not in have]
+        p = 0.0 if missing else math.prod(probs[(key, variant, g.field)] for g in mine)
+        labelled = [n for n in KEY_FIELDS if item.truth.get(n) is not None and n in item.asked]
+        right_fields = {g.field for g in mine if g.labelled and top(g)[1]}
+        right = all(n in right_fields for n in labelled)
+        out.append(DocOutcome(key, variant, p, right, item.mode, item.source))
+    return out
+
+
+def served(outcomes: list[DocOutcome], threshold: float) -> list[DocOutcome]:
+    """The state each document ends in, as the appliance serves it: the rules' state when it
+    reaches ``threshold`` (the model is not asked), else the model's when there is one."""
+    by_key: dict[str, dict[str, DocOutcome]] = defaultdict(dict)
+    for o in outcomes:
+        by_key[o.key][o.variant] = o
+    out = []
+    for states in by_key.values():
+        first = states["rules"]
+        out.append(first if first.probability >= threshold or "model" not in states else states["model"])
+    return out
+
+
+def coverage(outcomes: list[DocOutcome], threshold: float) -> tuple[int, int, int]:
+    """(documents, completed, completed right) when documents complete at ``threshold``."""
+    final = served(outcomes, threshold)
+    done = [o for o in final if o.probability >= threshold]
+    return len(final), len(done), sum(o.right for o in done)
+
+
+def thresholds(outcomes: list[DocOutcome]) -> dict[str, float]:
+    """Target precision -> the lowest document probability at which the fold documents that
+    complete (at least ``MIN_COMPLETED`` of them) reach it; ``NEVER`` where none does."""
+    grid = sorted({round(o.probability, 4) for o in outcomes if o.probability > 0})
+    out = {}
+    for target in TARGETS:
+        chosen = NEVER
+        for t in grid:  # lowest first: the first that keeps the precision completes most
+            _, done, right = coverage(outcomes, t)
+            if done >= MIN_COMPLETED and right / done >= target:
+                chosen = t
+                break
+        out[f"{target:.2f}"] = chosen
+    return out
+
+
+def report(outcomes: list[DocOutcome], cuts: dict[str, float]) -> list[dict]:
+    """Coverage and precision per target, for all documents and per mode, as served (the model
+    asked where the scorer is not sure) and with the scorer alone (the model never asked), over
+    the documents the model answered (for the card)."""
+    asked = {o.key for o in outcomes if o.variant == "model"}
+    rows = []
+    for target, t in cuts.items():
+        for mode in ("all", "text_layer", "ocr"):
+            for state in ("served", "without model", "with model"):
+                mine = [o for o in outcomes if mode in ("all", o.mode)]
+                if state != "served":
+                    mine = [o for o in mine if o.key in asked and o.variant == "rules"]
+                if state == "with model":  # the documents the model answered, as served
+                    mine = [o for o in outcomes if o.key in asked and mode in ("all", o.mode)]
+                n, done, right = coverage(mine, t)
+                rows.append(
+                    {
+                        "target": target,
+                        "threshold": t,
+                        "mode": mode,
+                        "state": state,
+                        "documents": n,
+                        "completed": done,
+                        "precision": round(right / done, 4) if done else None,
+                    }
+                )
+    return rows
+
+
+def ece(pairs: list[tuple[float, bool]], bins: int = 10) -> float:
+    """Expected calibration error of (probability, right) pairs over equal-width bins."""
+    total, err = len(pairs), 0.0
+    for b in range(bins):
+        inside = [(p, ok) for p, ok in pairs if (b / bins <= p < (b + 1) / bins) or (b == bins - 1 and p == 1.0)]
+        if inside:
+            err += (
+                len(inside)
+                / total
+                * abs(sum(p for p, _ in inside) / len(inside) - sum(ok for _, ok in inside) / len(inside))
+            )
+    return round(err, 4)
+
+
+def fit(groups: list[Group], docs: list[TrainDoc]) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
+    """(calibration.json, model text per field, card figures) from the candidate groups."""
+    out_of_fold(groups)
+    probs = cross_calibrated(groups)
+    outcomes = document_outcomes(groups, probs, docs)
+    cuts = thresholds(outcomes)
+    fields, models, per_field = {}, {}, {}
+    for name in KEY_FIELDS:
+        mine = [g for g in groups if g.field == name and g.labelled]
+        tops = [top(g) for g in mine]
+        xs, ys = isotonic([r for r, _, _ in tops], [ok for _, ok, _ in tops])
+        fields[name] = {"x": xs, "y": ys}
+        models[name] = train_booster(mine).model_to_string()
+        pairs = [(probs[(g.key, g.variant, name)], top(g)[1]) for g in mine]
+        any_right = sum(bool(g.labels.any()) for g in mine)
+        per_field[name] = {
+            "groups": len(mine),
+            "candidates": int(sum(len(g.labels) for g in mine)),
+            "top_right": round(sum(ok for _, ok in pairs) / len(pairs), 4) if pairs else None,
+            "right_among_candidates": round(any_right / len(mine), 4) if mine else None,
+            "ece": ece(pairs),
+        }
+    card = {
+        "documents": len({g.key for g in groups}),
+        "by_source": {s: len({g.key for g in groups if g.source == s}) for s in sorted({g.source for g in groups})},
+        "fields": per_field,
+        "coverage": report(outcomes, cuts),
+        "ece_all_fields": ece([(probs[(g.key, g.variant, g.field)], top(g)[1]) for g in groups if g.labelled]),
+    }
+    calibration = {
+        "features": {name: list(FEATURES[name]) for name in KEY_FIELDS},
+        "fields": fields,
+        "thresholds": cuts,
+        "card": card,
+        "params": {**PARAMS, "rounds": ROUNDS},
+    }
+    return calibration, models, card
+
+
+def write(out: Path, calibration: dict, models: dict[str, str], card_text: str) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in models.items():
+        (out / f"{name}.txt").write_text(text, encoding="utf-8")
+    (out / "calibration.json").write_text(json.dumps(calibration, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    (out / "README.md").write_text(card_text, encoding="utf-8")
+
+
+def card_markdown(card: dict) -> str:
+    lines = [
+        "# Model card: the learned scorer",
+        "",
+        "Ranks the candidates of every key field and says how likely the chosen value is right",
+        "(`pipeline/decision/scorer.py`). Rebuilt by `scripts/train-scorer` (`training/train_scorer.py`),",
+        "deterministically: LightGBM on one thread with fixed seeds, sorted inputs.",
+        "",
+        f"- Training data: {card['documents']} documents of the training set and the synthetic generator "
+        f"({', '.join(f'{k} {v}' for k, v in card['by_source'].items())}), read with `{ENGINE}`; never the dev set.",
+        "- Labels: the reference scorer's `field_ok` (`../shared/bench/score.py`).",
+        "- Figures below are out of fold (5 folds grouped by shop, e-invoice producer or synthetic document),",
+        "  with the isotonic calibration itself cross-fitted: no document scores itself.",
+        "",
+        "| field | fields scored | candidates | top candidate right | right value among candidates | ECE |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, row in card["fields"].items():
+        lines.append(
+            f"| {name} | {row['groups']} | {row['candidates']} | {row['top_right']} | "
+            f"{row['right_among_candidates']} | {row['ece']} |"
+        )
+    lines += [
+        "",
+        f"ECE over all key fields: {card['ece_all_fields']}.",
+        "",
+        'Straight-through processing out of fold. "served": every document, the model asked only where the',
+        'scorer without it does not reach the threshold (as the appliance runs); "without model" and "with',
+        'model": the documents the model answered, the scorer never asking it, and as served:',
+        "",
+        "| target precision | mode | state | threshold | documents | completed | completed precision |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in card["coverage"]:
+        lines.append(
+            f"| {row['target']} | {row['mode']} | {row['state']} | {row['threshold']} | {row['documents']} | "
+            f"{row['completed']} | {row['precision']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="train-scorer", description=__doc__.split("\n")[0])
+    parser.add_argument("--train-dir", type=Path, default=REPO.parent / "shared" / "datasets" / "train")
+    parser.add_argument("--synth-dir", type=Path, action="append", help="default: build/scorer/synth")
+    parser.add_argument("--cache", type=Path, default=REPO / "build" / "scorer" / "cache")
+    parser.add_argument("--answers", type=Path, default=REPO / "build" / "scorer" / "answers.json")
+    parser.add_argument("--model-limit", type=int, default=150, help="documents the model is asked (model_sample)")
+    parser.add_argument("--adapter", default=None, help="LoRA GGUF (default: the bundled adapter)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="the model's threads")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes reading documents")
+    parser.add_argument("--out", type=Path, default=SCORER_DIR)
+    parser.add_argument("--dry-run", action="store_true", help="print the card, write nothing")
+    args = parser.parse_args(argv)
+    if args.train_dir.resolve().name != "train" or not args.train_dir.is_dir():
+        parser.error(f"--train-dir must be the training set (a folder named train): {args.train_dir}")
+    if args.synth_dir is None:
+        args.synth_dir = [d for d in (REPO / "build/scorer/synth",) if d.is_dir()]
+    if args.adapter is None:
+        from models.registry import BUNDLED_ADAPTER
+
+        args.adapter = BUNDLED_ADAPTER
+    started = time.perf_counter()
+    docs = read_documents(args)
+    answers = collect_answers(docs, args) if args.model_limit > 0 else {}
+    groups = candidate_groups(docs, answers, load_scorer(args.train_dir))
+    calibration, models, card = fit(groups, docs)
+    text = card_markdown(card)
+    print(text)
+    if not args.dry_run:
+        write(args.out, calibration, models, text)
+        print(f"wrote {args.out} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
