@@ -2,12 +2,14 @@
 
     scripts/train-scorer [--train-dir ../shared/datasets/train] [--synth-dir build/scorer/synth]
         [--cache build/scorer/cache] [--answers build/scorer/answers.json] [--model-limit 150]
-        [--out pipeline/decision/scorer] [--dry-run]
+        [--reviewed-dir DIR ...] [--out pipeline/decision/scorer] [--dry-run]
 
 1. **Read** every training document the way the appliance reads it, with the OCR engine it ships
    (``ppocr``): real receipts (OCR) and e-invoices (text layer, and their pages as OCR'd scans) of
    ``--train-dir``, and synthetic documents of ``--synth-dir`` (``python -m training.synth
-   --scans``: text-layer PDF and scan). Texts are cached (``--cache``): OCR costs seconds a page.
+   --scans``: text-layer PDF and scan), and the invoices people approved on an appliance
+   (``--reviewed-dir``: what ``appliance training export`` writes; grouped by vendor). Texts are
+   cached (``--cache``): OCR costs seconds a page.
 2. **Ask the model** (the bundled Gemma 3 270M with its adapter, through the pipeline's own model
    step) for the header of up to ``--model-limit`` documents (each source in turn), kept in
    ``--answers``, so that a rerun asks nothing again.
@@ -49,7 +51,7 @@ from pipeline.schema import KEY_FIELDS
 from pipeline.steps import STEPS, key_candidates, select
 from pipeline.values import normalise
 from pipeline.values.money import to_json
-from training.dataset import FOLDS, fold_of, read_task, real_tasks, synth_dir_tasks
+from training.dataset import FOLDS, fold_of, read_task, real_tasks, reviewed_tasks, synth_dir_tasks
 from training.extraction import extractor
 from training.scorer import load_scorer
 
@@ -148,6 +150,10 @@ def read_documents(args) -> list[TrainDoc]:
     tasks, meta = real_tasks(args.train_dir, cache)
     for folder in args.synth_dir or ():
         more, more_meta = synth_dir_tasks(folder, cache)
+        tasks += more
+        meta.update(more_meta)
+    for folder in getattr(args, "reviewed_dir", None) or ():
+        more, more_meta = reviewed_tasks(folder, cache)
         tasks += more
         meta.update(more_meta)
     docs = []
@@ -509,6 +515,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="train-scorer", description=__doc__.split("\n")[0])
     parser.add_argument("--train-dir", type=Path, default=REPO.parent / "shared" / "datasets" / "train")
     parser.add_argument("--synth-dir", type=Path, action="append", help="default: build/scorer/synth")
+    parser.add_argument(
+        "--reviewed-dir",
+        type=Path,
+        action="append",
+        help="an `appliance training export` folder (invoices people approved); may repeat",
+    )
     parser.add_argument("--cache", type=Path, default=REPO / "build" / "scorer" / "cache")
     parser.add_argument("--answers", type=Path, default=REPO / "build" / "scorer" / "answers.json")
     parser.add_argument("--model-limit", type=int, default=150, help="documents the model is asked (model_sample)")
