@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from pipeline.decision.arbitrate import same
 from pipeline.decision.evidence import locate
 from pipeline.document import DocumentText
 from pipeline.rules.amounts import amount_candidates
@@ -212,8 +213,6 @@ class Candidate:
 
 def same_value(name: str, a: Any, b: Any) -> bool:
     """Whether two normalised values of ``name`` are one candidate (``arbitrate.same``)."""
-    from pipeline.decision.arbitrate import same
-
     return same(name, a, b)
 
 
