@@ -337,6 +337,9 @@ def decide_step(work: Work, kit: Kit) -> None:
     template = normalise.fields(work.template.fields) if work.template else {}
     rules = normalise.fields(work.rules.fields) if work.rules else {}
     work.decisions = arbitrate(template, rules, work.answer.fields if work.answer else {}, kit.arbiter)
+    if work.scores is not None and "invoice_number" not in work.scores and "invoice_number" not in template:
+        # no invoice-number label on the page (``scorer.scorable``): the document has no number
+        work.decisions.pop("invoice_number", None)
     for name, score in (work.scores or {}).items():
         if name in template:  # an operator's template reads its vendor's field as written
             continue

@@ -18,11 +18,14 @@
    appliance asks the model only where the scorer is not sure, so both states are served).
    Each candidate is labelled right or wrong by the reference scorer's ``field_ok``.
 4. **Fit**: one LightGBM ranking model (lambdarank) per key field; out-of-fold raw scores over 5 folds grouped by shop,
-   e-invoice producer or synthetic document (``training.dataset.fold_of``); isotonic calibration of
-   the top candidate's ``top_share``, itself cross-fitted, for the out-of-fold document probabilities;
-   and from those, per target precision (0.95, 0.98, 0.99), the lowest document probability at
-   which the completed documents of the folds reach it.
-5. **Write** ``<field>.txt`` (LightGBM's text format), ``calibration.json`` and the model card
+   e-invoice producer or synthetic document (``training.dataset.fold_of``); a verifier per field
+   (LightGBM binary: is the top candidate right?) on those out-of-fold scores, itself out of fold;
+   per field the calibration input (the top candidate's ``top_share`` or the verifier's score)
+   whose cross-fitted isotonic probabilities have the lower Brier score; and from the
+   out-of-fold document probabilities, per target precision (0.95, 0.98, 0.99), the lowest
+   document probability at which the completed documents of the folds reach it.
+5. **Write** ``<field>.txt`` (LightGBM's text format; ``<field>.verifier.txt`` where the verifier
+   calibrates), ``calibration.json`` and the model card
    ``README.md``, all deterministic: one thread, fixed seeds, sorted inputs.
 """
 
@@ -44,7 +47,17 @@ import numpy as np
 
 from pipeline.context import JobContext
 from pipeline.decision.candidates import FEATURES, Candidate
-from pipeline.decision.scorer import NEVER, REQUIRED_KEYS, SCORER_DIR, top_share
+from pipeline.decision.scorer import (
+    NEVER,
+    REQUIRED_KEYS,
+    SCORER_DIR,
+    SHARE,
+    VERIFIER,
+    VERIFIER_HEAD,
+    scorable,
+    top_share,
+    verifier_features,
+)
 from pipeline.document import DocumentText
 from pipeline.model.llm_extract import LlmAnswer
 from pipeline.schema import KEY_FIELDS
@@ -61,6 +74,7 @@ UP_TO_RULES = select(skip={"einvoice", "tier 0 forced"}, until="rules")
 MODEL_STEP = next(step for step in STEPS if step.name == "model")
 TARGETS = (0.95, 0.98, 0.99)
 MIN_COMPLETED = 20  # a threshold needs this many completed fold documents behind it
+_DETERMINISTIC = {"num_threads": 1, "deterministic": True, "force_row_wise": True, "seed": 0, "verbose": -1}
 PARAMS = {
     "objective": "lambdarank",  # ranks the candidates of one field of one document
     "metric": "ndcg",
@@ -69,13 +83,20 @@ PARAMS = {
     "num_leaves": 15,
     "min_data_in_leaf": 10,
     "lambda_l2": 1.0,
-    "num_threads": 1,
-    "deterministic": True,
-    "force_row_wise": True,
-    "seed": 0,
-    "verbose": -1,
+    **_DETERMINISTIC,
 }
 ROUNDS = 200
+# The verifier (is the ranker's top candidate right?): small trees, few rounds; its inputs are
+# out-of-fold ranking scores of a few hundred documents per field.
+VERIFIER_PARAMS = {
+    "objective": "binary",
+    "learning_rate": 0.05,
+    "num_leaves": 4,
+    "min_data_in_leaf": 30,
+    "lambda_l2": 1.0,
+    **_DETERMINISTIC,
+}
+VERIFIER_ROUNDS = 100
 # What a feature may only ever do to a candidate's score (+1 raise, -1 lower): what the labels
 # and keywords of a printed document mean, so that a coincidence of the training data (a
 # synthetic delivery date that equals the invoice date, a cash line that equals the total)
@@ -141,6 +162,11 @@ class Group:
     mode: str = ""
     labelled: bool = True  # False: the truth has no value for the field (scored, never learnt from)
     raw: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    verified: float = 0.0  # the out-of-fold verifier's score of the top candidate
+
+    def verifier_row(self) -> list[float]:
+        """``verifier_features`` of this group's top candidate, from its out-of-fold ``raw``."""
+        return verifier_features(self.raw, list(self.vectors[int(np.argmax(self.raw))]))
 
 
 def read_documents(args) -> list[TrainDoc]:
@@ -228,7 +254,7 @@ def candidate_groups(docs: list[TrainDoc], answers: dict[str, dict], scorer_modu
             cands = key_candidates(work)
             for name in KEY_FIELDS:
                 truth = item.truth.get(name)
-                found: list[Candidate] = cands.get(name) or []
+                found: list[Candidate] = scorable(name, cands.get(name) or [])
                 if not found:
                     continue
                 labelled = truth is not None and name in item.asked
@@ -263,8 +289,41 @@ def train_booster(groups: list[Group]):
     return lightgbm.train(params, data, num_boost_round=ROUNDS)
 
 
+def train_verifier(groups: list[Group]):
+    """The verifier of one field: LightGBM binary, is a group's top candidate right, from its
+    ``verifier_row`` (the ``MONOTONE`` constraints on the candidate's features; a higher ranking
+    score, share or margin may only raise it)."""
+    import lightgbm
+
+    x = np.array([g.verifier_row() for g in groups], dtype=float)
+    y = np.array([top(g)[1] for g in groups], dtype=float)
+    name = groups[0].field
+    head = [1, 1, 1, 0]  # VERIFIER_HEAD: top_raw, top_share, margin, n_ranked
+    params = {**VERIFIER_PARAMS, "monotone_constraints": head + [MONOTONE.get(f, 0) for f in FEATURES[name]]}
+    return lightgbm.train(params, lightgbm.Dataset(x, y, free_raw_data=False), num_boost_round=VERIFIER_ROUNDS)
+
+
+def verifier_out_of_fold(groups: list[Group]) -> None:
+    """Set every group's ``verified`` from a verifier trained on the other folds' groups (whose
+    ``raw`` is itself out of fold: ``out_of_fold`` runs first)."""
+    for train, test in fold_splits(groups):
+        if len({top(g)[1] for g in train}) < 2:
+            for g in test:
+                g.verified = 0.5
+            continue
+        scores = train_verifier(train).predict(np.array([g.verifier_row() for g in test], dtype=float))
+        for g, score in zip(test, scores, strict=True):
+            g.verified = float(score)
+
+
+def calibration_input(group: Group, kind: str) -> float:
+    """What the isotonic steps read for a group's top candidate: ``top_share`` or the verifier."""
+    return group.verified if kind == VERIFIER else top(group)[0]
+
+
 def isotonic(raw: list[float], right: list[bool]) -> tuple[list[float], list[float]]:
-    """Isotonic steps (x, y) mapping a top candidate's ``top_share`` to P(right) (scikit-learn)."""
+    """Isotonic steps (x, y) mapping a calibration input (``top_share`` or the verifier's score)
+    to P(right) (scikit-learn)."""
     from sklearn.isotonic import IsotonicRegression
 
     fitted = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(raw, np.array(right, float))
@@ -277,37 +336,66 @@ def top(group: Group) -> tuple[float, bool, Any]:
     return top_share(group.raw), bool(group.labels[best]), group.values[best]
 
 
-def out_of_fold(groups: list[Group]) -> None:
-    """Set every group's ``raw`` from models trained without its fold."""
+def fold_splits(groups: list[Group]):
+    """(training groups, test groups) per key field and fold: the labelled groups of the other
+    folds, and every group of this one (folds without a group are skipped)."""
     for name in KEY_FIELDS:
         mine = [g for g in groups if g.field == name]
         for fold in range(FOLDS):
-            train = [g for g in mine if g.fold != fold and g.labelled]
             test = [g for g in mine if g.fold == fold]
-            if not test:
-                continue
-            if not train or len({v for g in train for v in g.labels}) < 2:
-                for g in test:
-                    g.raw = np.full(len(g.labels), 0.5)
-                continue
-            booster = train_booster(train)
+            if test:
+                yield [g for g in mine if g.fold != fold and g.labelled], test
+
+
+def out_of_fold(groups: list[Group]) -> None:
+    """Set every group's ``raw`` from models trained without its fold."""
+    for train, test in fold_splits(groups):
+        if not train or len({v for g in train for v in g.labels}) < 2:
             for g in test:
-                g.raw = booster.predict(g.vectors)
+                g.raw = np.full(len(g.labels), 0.5)
+            continue
+        booster = train_booster(train)
+        for g in test:
+            g.raw = booster.predict(g.vectors)
 
 
-def cross_calibrated(groups: list[Group]) -> dict[tuple[str, str, str], float]:
-    """(key, variant, field) -> the out-of-fold top candidate's probability, through an isotonic
-    map fitted on the other folds' top candidates."""
+def cross_calibrated(groups: list[Group], kind: str) -> dict[tuple[str, str, str], float]:
+    """(key, variant, field) -> the out-of-fold top candidate's probability: its calibration
+    input ``kind`` through an isotonic map fitted on the other folds' top candidates."""
     out = {}
     for name in KEY_FIELDS:
         mine = [g for g in groups if g.field == name]
         for fold in range(FOLDS):
-            others = [top(g) for g in mine if g.fold != fold and g.labelled]
-            xs, ys = isotonic([r for r, _, _ in others], [ok for _, ok, _ in others]) if others else ([], [])
+            others = [g for g in mine if g.fold != fold and g.labelled]
+            xs, ys = (
+                isotonic([calibration_input(g, kind) for g in others], [top(g)[1] for g in others])
+                if others
+                else ([], [])
+            )
             for g in mine:
                 if g.fold == fold:
-                    out[(g.key, g.variant, name)] = float(np.interp(top(g)[0], xs, ys)) if xs else 0.0
+                    out[(g.key, g.variant, name)] = float(np.interp(calibration_input(g, kind), xs, ys)) if xs else 0.0
     return out
+
+
+def brier(groups: list[Group], probs: dict) -> float:
+    """Mean squared error of the probabilities of ``groups``' top candidates (labelled ones)."""
+    pairs = [(probs[(g.key, g.variant, g.field)], top(g)[1]) for g in groups if g.labelled]
+    return sum((p - ok) ** 2 for p, ok in pairs) / len(pairs) if pairs else 1.0
+
+
+def choose_inputs(groups: list[Group]) -> tuple[dict[str, str], dict, dict[str, dict[str, float]]]:
+    """Per field, the calibration input whose out-of-fold probabilities have the lower Brier
+    score (``top_share`` where they tie); the out-of-fold probabilities that follow, and the
+    Brier scores of both inputs per field (for the card)."""
+    by_kind = {kind: cross_calibrated(groups, kind) for kind in (SHARE, VERIFIER)}
+    inputs, probs, scores = {}, {}, {}
+    for name in KEY_FIELDS:
+        mine = [g for g in groups if g.field == name]
+        scores[name] = {kind: round(brier(mine, by_kind[kind]), 5) for kind in by_kind}
+        inputs[name] = VERIFIER if scores[name][VERIFIER] < scores[name][SHARE] else SHARE
+        probs.update({(g.key, g.variant, name): by_kind[inputs[name]][(g.key, g.variant, name)] for g in mine})
+    return inputs, probs, scores
 
 
 @dataclass
@@ -426,16 +514,18 @@ def ece(pairs: list[tuple[float, bool]], bins: int = 10) -> float:
 def fit(groups: list[Group], docs: list[TrainDoc]) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
     """(calibration.json, model text per field, card figures) from the candidate groups."""
     out_of_fold(groups)
-    probs = cross_calibrated(groups)
+    verifier_out_of_fold(groups)
+    inputs, probs, briers = choose_inputs(groups)
     outcomes = document_outcomes(groups, probs, docs)
     cuts = thresholds(outcomes)
     fields, models, per_field = {}, {}, {}
     for name in KEY_FIELDS:
         mine = [g for g in groups if g.field == name and g.labelled]
-        tops = [top(g) for g in mine]
-        xs, ys = isotonic([r for r, _, _ in tops], [ok for _, ok, _ in tops])
-        fields[name] = {"x": xs, "y": ys}
+        xs, ys = isotonic([calibration_input(g, inputs[name]) for g in mine], [top(g)[1] for g in mine])
+        fields[name] = {"x": xs, "y": ys, "input": inputs[name]}
         models[name] = train_booster(mine).model_to_string()
+        if inputs[name] == VERIFIER:
+            models[f"{name}.verifier"] = train_verifier(mine).model_to_string()
         pairs = [(probs[(g.key, g.variant, name)], top(g)[1]) for g in mine]
         any_right = sum(bool(g.labels.any()) for g in mine)
         per_field[name] = {
@@ -444,6 +534,9 @@ def fit(groups: list[Group], docs: list[TrainDoc]) -> tuple[dict[str, Any], dict
             "top_right": round(sum(ok for _, ok in pairs) / len(pairs), 4) if pairs else None,
             "right_among_candidates": round(any_right / len(mine), 4) if mine else None,
             "ece": ece(pairs),
+            "input": inputs[name],
+            "brier_share": briers[name][SHARE],
+            "brier_verifier": briers[name][VERIFIER],
         }
     card = {
         "documents": len({g.key for g in groups}),
@@ -454,16 +547,21 @@ def fit(groups: list[Group], docs: list[TrainDoc]) -> tuple[dict[str, Any], dict
     }
     calibration = {
         "features": {name: list(FEATURES[name]) for name in KEY_FIELDS},
+        "verifier_features": {name: [*VERIFIER_HEAD, *FEATURES[name]] for name in KEY_FIELDS},
         "fields": fields,
         "thresholds": cuts,
         "card": card,
         "params": {**PARAMS, "rounds": ROUNDS},
+        "verifier_params": {**VERIFIER_PARAMS, "rounds": VERIFIER_ROUNDS},
     }
     return calibration, models, card
 
 
 def write(out: Path, calibration: dict, models: dict[str, str], card_text: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    for stale in out.glob("*.verifier.txt"):  # a field whose input is now top_share
+        if stale.name[: -len(".txt")] not in models:
+            stale.unlink()
     for name, text in models.items():
         (out / f"{name}.txt").write_text(text, encoding="utf-8")
     (out / "calibration.json").write_text(json.dumps(calibration, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -483,14 +581,18 @@ def card_markdown(card: dict) -> str:
         "- Labels: the reference scorer's `field_ok` (`../shared/bench/score.py`).",
         "- Figures below are out of fold (5 folds grouped by shop, e-invoice producer or synthetic document),",
         "  with the isotonic calibration itself cross-fitted: no document scores itself.",
+        "- Calibration input per field: the top candidate's `top_share`, or the verifier's score",
+        "  (`<field>.verifier.txt`), whichever has the lower out-of-fold Brier score (both given).",
         "",
-        "| field | fields scored | candidates | top candidate right | right value among candidates | ECE |",
-        "|---|---|---|---|---|---|",
+        "| field | fields scored | candidates | top candidate right | right value among candidates | ECE "
+        "| input | Brier (share) | Brier (verifier) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, row in card["fields"].items():
         lines.append(
             f"| {name} | {row['groups']} | {row['candidates']} | {row['top_right']} | "
-            f"{row['right_among_candidates']} | {row['ece']} |"
+            f"{row['right_among_candidates']} | {row['ece']} | {row['input']} | {row['brier_share']} | "
+            f"{row['brier_verifier']} |"
         )
     lines += [
         "",

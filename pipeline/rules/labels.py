@@ -111,13 +111,19 @@ LABELS: list[tuple[str, float, str]] = [
         # receipts and the Romance languages' "number of the invoice" ("Reçu n°", "Numero fattura")
         rf"|(?:receipt|re[cç]u|recibo|ricevuta|quittung|ticket){S}(?:#|n[o°º]\.?|n\.|nr\.?|number|num[ée]ro)"
         rf"|num[eé]ro{S}(?:de{S})?(?:fattura|factura|documento|recibo|ricevuta)|fattura{S}n[°o]\.?"
-        rf"|n\.?{S}documento|单据编号|小票号|票据号)",
+        rf"|n\.?{S}documento|单据编号|小票号|票据号|收据编号|เลขที่เอกสาร"
+        # credit notes, till receipts and cash bills: their own number ("Gutschriftsnummer",
+        # "Nota di credito n.", "Bonnr.", "N° de ticket", "CS No", "Documento n.")
+        rf"|(?:gutschrift|credit{S}note|creditnota|nota{S}di{S}credito|avoir|abono|documento|scontrino|fattura"
+        rf"|bon|kassabon|ticket|transactie|cs|cash{S}bill|cash{S}sale)"
+        rf"{S}(?:s?nummer|s?nr\.?|n[o°º]\.?|n\.|#|number|num[ée]ro)"
+        rf"|n[°º]{S}(?:de{S})?(?:abono|ticket|avoir|reçu|recibo)|n[°º]{S}d'avoir|bonnummer|bonnr\.?|transactie(?![a-z]))",
     ),
     (
         "invoice_number",
         1.5,
         rf"(?<![a-z])(?:invoice|factuur|facture|rechnung|factura|avoir|credit{S}note|gutschrift"
-        rf"|\w+rechnung|rechnungskorrektur)(?![a-z])|(?<![a-z])nr\.(?![a-z])|เลขที่",
+        rf"|\w+rechnung|rechnungskorrektur)(?![a-z])|(?<![a-z])nr\.(?![a-z])|เลขที่|^\W*nummer(?![a-z])",
     ),
     (
         "invoice_date",
@@ -192,7 +198,9 @@ LABELS: list[tuple[str, float, str]] = [
         rf"bill(?:ed)?{S}to|invoice(?:d)?{S}to|sold{S}to|customer(?![a-z]{S}?(?:no|nr|number|id))|client(?!{S}(?:no|nr))"
         rf"|buyer|k[äa]ufer(?:{S}/{S}leistungsempf[äa]nger)?|rechnungsempf[äa]nger|leistungsempf[äa]nger"
         rf"|factuuradres|adresse{S}de{S}facturation|facturé{S}[àa]|destinataire|facturar{S}a|cliente"
-        rf"|购买方|购货单位|客\s*户|ลูกค้า|ผู้ซื้อ|billing{S}address|guest{S}name",
+        rf"|购买方|购货单位|客\s*户|ลูกค้า|ผู้ซื้อ|billing{S}address|guest{S}name"
+        rf"|rechnungs{S}?(?:adresse|anschrift)|liefer{S}?(?:adresse|anschrift)|ship(?:ped)?{S}to|deliver{S}to"
+        rf"|intestatario|destinatario|spett(?:\.|abi)le|facturado{S}a|datos{S}del{S}cliente|(?<![a-z])aan{S}?:",
     ),
     (
         "vendor",
@@ -228,7 +236,8 @@ OTHER_ID_RE = re.compile(
     r"(?<![a-z])(?:co(?:mpany)?\W*r[ef]g\w*|reg(?:istration)?\W*n[o0]|br\W*n[o0]|roc\W*n[o0]|ssm|gst\W*(?:id|reg)\w*"
     r"|tax\W*id|tin|vat\W*(?:n[o0]|id|reg)\w*|iban|bic|swift|bank|a/?c\W*n[o0]|account\W*n[o0]|tel|phone|fax|hp"
     r"|t[il1][mn]e|cashier|salesperson|s/p|staff|terminal|table|pos\W*id|customer\W*(?:n[o0]|id)|order\W*n[o0]"
-    r"|po\W*n[o0]|pat)(?![a-z])(?:\W*(?:n[o0]|nr|number|#)(?![a-z]))?\W*$",
+    r"|po\W*n[o0]|pat|zu\s*rechnung|rectifica\s*a\s*la\s*factura|betreft\s*factuur|referenced?\s*invoice"
+    r"|original\s*invoice|facture\s*d'origine|fattura\s*di\s*riferimento|bezug\w*\s*rechnung)(?![a-z])(?:\W*(?:n[o0]|nr|number|#)(?![a-z]))?\W*$",
     re.I,
 )
 # Labels of the invoice's own number, OCR spellings included ("Raceipt#", "Bi11No.").

@@ -90,3 +90,49 @@ def test_the_model_is_asked_only_where_the_rules_state_is_not_sure():
         outcome("b", 0.97, True, "model"),
     ]
     assert {(o.key, o.variant) for o in ts.served(outcomes, 0.9)} == {("a", "rules"), ("b", "model")}
+
+
+def with_a_telling_page_count(groups: list[ts.Group]) -> list[ts.Group]:
+    """Where the rules' vendor is wrong, no candidate is right (the name is not on the page), and
+    a feature every candidate shares says so (two pages, not one): the rules' candidate stands
+    out just as much, so its share cannot tell, and a ranking learns nothing from a document
+    without a right candidate; a verifier can."""
+    column = FEATURES["vendor_name"].index("n_pages")
+    for number, g in enumerate(g for g in groups if g.field == "vendor_name"):
+        missing = number % 3 == 0 or not g.labels[0]
+        g.vectors[:, column] = 2.0 if missing else 1.0
+        g.labels = g.labels * (not missing)
+    return groups
+
+
+def test_a_field_takes_the_verifier_where_it_predicts_better_out_of_fold(tmp_path):
+    groups, docs = made_up(150)
+    calibration, models, card = ts.fit(with_a_telling_page_count(groups), docs)
+    inputs = {name: row["input"] for name, row in calibration["fields"].items()}
+    assert inputs["vendor_name"] == "verifier" and inputs["total_amount"] == "share"
+    assert card["fields"]["vendor_name"]["brier_verifier"] < card["fields"]["vendor_name"]["brier_share"]
+    verified = {name for name, kind in inputs.items() if kind == "verifier"}
+    assert set(models) == {*KEY_FIELDS, *(f"{name}.verifier" for name in verified)}
+    (tmp_path / "total_amount.verifier.txt").write_text("a stale verifier of an earlier training")
+    ts.write(tmp_path, calibration, models, ts.card_markdown(card))
+    assert {p.name for p in tmp_path.glob("*.verifier.txt")} == {f"{name}.verifier.txt" for name in verified}
+    scorer = Scorer.load(tmp_path)
+    assert set(scorer.verifiers) == verified
+
+    def vendor(pages: float) -> float:
+        cands = [
+            Candidate("vendor_name", "a", {"by_rules": 1.0, "ocr_conf": 0.5, "n_pages": pages}),
+            Candidate("vendor_name", "b", {"by_rules": 0.0, "ocr_conf": 0.5, "n_pages": pages}),
+        ]
+        return scorer.score({"vendor_name": cands})["vendor_name"].probability
+
+    assert vendor(1.0) > 0.9 > 0.5 > vendor(2.0)
+
+
+def test_a_scorer_that_names_a_verifier_it_lacks_is_refused(tmp_path):
+    groups, docs = made_up(150)
+    calibration, models, card = ts.fit(with_a_telling_page_count(groups), docs)
+    del models["vendor_name.verifier"]
+    ts.write(tmp_path, calibration, models, "")
+    with pytest.raises(ScorerError, match="run scripts/train-scorer"):
+        Scorer.load(tmp_path)

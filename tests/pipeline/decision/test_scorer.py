@@ -6,11 +6,24 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import numpy as np
 import pytest
 
 from pipeline.context import JobContext
-from pipeline.decision.candidates import Candidate
-from pipeline.decision.scorer import NEVER, SCORER_DIR, FieldScore, Scorer, document_probability, scorer_reasons
+from pipeline.decision.candidates import FEATURES, Candidate
+from pipeline.decision.scorer import (
+    LONE_MARGIN,
+    NEVER,
+    SCORER_DIR,
+    VERIFIER_HEAD,
+    FieldScore,
+    Scorer,
+    document_probability,
+    scorable,
+    scorer_reasons,
+    top_share,
+    verifier_features,
+)
 from pipeline.reading.sniff import PDF
 from pipeline.runner import Extractor
 from pipeline.schema import Source
@@ -129,3 +142,30 @@ def test_the_bundled_scorer_loads_with_this_code_s_features():
     scorer = Scorer.load()
     assert set(scorer.thresholds) == {"0.95", "0.98", "0.99"}
     assert 0 < scorer.threshold(0.98) <= NEVER
+
+
+def test_a_page_without_an_invoice_number_label_has_no_number_to_score():
+    bare = Candidate("invoice_number", "86Q671-D", {"n_ids": 0.0})
+    labelled = Candidate("invoice_number", "CS00183946", {"n_ids": 1.0, "lab_id_left": 3.0})
+    by_template = Candidate("invoice_number", "R-1", {"n_ids": 0.0}, sources={"template"})
+    assert scorable("invoice_number", [bare]) == []
+    assert scorable("invoice_number", [bare, labelled]) == [bare, labelled]
+    assert scorable("invoice_number", [bare, by_template]) == [bare, by_template]
+    assert scorable("total_amount", [Candidate("total_amount", Decimal("1"), {})]) != []
+
+
+def test_a_document_without_an_invoice_number_label_returns_no_number_even_if_the_model_reads_one(tiny_scorer):
+    lines = [line.replace("Invoice No: ", "") for line in HEADER_ONLY]  # "INV-2024-001" alone on its line
+    work, llm = extract(tiny_scorer, 0.999, lines)
+    assert len(llm.calls) >= 1  # the model proposed INV-2024-001
+    assert "invoice_number" not in work.scores
+    assert work.result.data.get("invoice_number") is None
+    assert not any(reason.startswith("invoice_number") for reason in work.result.validation_errors)
+
+
+def test_the_verifier_reads_the_ranking_scores_and_the_chosen_candidate():
+    cand = Candidate("vendor_name", "ACME GmbH", {"legal": 1.0})
+    row = verifier_features(np.array([2.0, 0.5, -1.0]), cand.vector())
+    assert row[:4] == pytest.approx([2.0, top_share(np.array([2.0, 0.5, -1.0])), 1.5, 3.0])
+    assert len(row) == len(VERIFIER_HEAD) + len(FEATURES["vendor_name"])
+    assert verifier_features(np.array([0.3]), cand.vector())[2] == LONE_MARGIN

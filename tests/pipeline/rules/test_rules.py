@@ -808,3 +808,40 @@ def test_a_paid_invoice_reads_its_amount_due_of_zero_as_the_balance():
     fields = extract_rules(doc).fields
     assert fields["total_amount"] == Decimal("49.00")
     assert (fields["paid_amount"], fields["balance_amount"]) == (Decimal("49.00"), Decimal("0.00"))
+
+
+@pytest.mark.parametrize(
+    ("label", "number"),
+    [
+        ("Gutschriftsnummer:", "GS/2017/09/3513"),
+        ("Nota di credito n.:", "AV2023-59520"),
+        ("Bonnr.:", "CS2022-81626"),
+        ("N° de ticket:", "OR002450"),
+        ("CS No:", "CS2018-90159"),
+        ("Documento n.:", "R/2016/11/4421"),
+        ("收据编号:", "OR15-24135"),
+    ],
+)
+def test_credit_note_and_till_receipt_number_labels(label, number):
+    doc = text_page("40: 40 Kleine Laden GmbH | size 16", f"80: 40 {label} {number}", "400: 300 Total | 480 120.00")
+    assert extract_rules(doc).fields["invoice_number"] == number
+
+
+def test_the_invoice_a_credit_note_corrects_is_not_its_number():
+    doc = text_page(
+        "40: 40 Salz AG | size 16",
+        "80: 40 Gutschriftsnummer: GS/2017/09/3513",
+        "95: 40 zu Rechnung: 0045946",
+        "400: 300 Total | 480 120.00",
+    )
+    assert extract_rules(doc).fields["invoice_number"] == "GS/2017/09/3513"
+
+
+def test_a_name_under_a_billing_address_label_is_the_customer_not_the_vendor():
+    doc = text_page(
+        "40: 40 Rechnung",
+        "60: 40 Rechnungsadresse: Geißler Schuchhardt GmbH",
+        "80: 40 Cornelia-Wilms-Straße 59, 34195 Bayreuth",
+        "400: 300 Endbetrag | 480 120.00",
+    )
+    assert extract_rules(doc).fields.get("vendor_name") != "Geißler Schuchhardt GmbH"
