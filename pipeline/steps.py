@@ -82,6 +82,12 @@ class Kit:
         """The document probability at which a document completes (``review.target_precision``)."""
         return self.scorer.threshold(self.models.review_target_precision) if self.scorer else 1.0
 
+    @property
+    def ask_floor(self) -> float:
+        """The document probability below which the model is not asked for the header
+        (``Scorer.ask_floor``)."""
+        return self.scorer.ask_floor(self.models.review_target_precision) if self.scorer else 0.0
+
 
 @dataclass
 class Work:
@@ -317,14 +323,22 @@ def _model_may_run(work: Work) -> bool:
 
 
 def _model_pays(work: Work, kit: Kit) -> bool:
-    """The model is asked where the scorer is not sure of the key fields, or where the rows the
-    template or the rules read do not add up to the scorer's totals (its rows may)."""
-    if not document_sure(work, kit):
+    """The model is asked where the scorer is not sure of the key fields yet not so unsure that
+    the model's answer has never brought such a document to completion on the training folds
+    (``Kit.ask_floor``), or where the rows the template or the rules read do not add up to the
+    scorer's totals (its rows may)."""
+    if work.scores is None or not _header_only(work):
         return True
+    return not document_sure(work, kit) and document_probability(work.scores, _template_keys(work)) >= kit.ask_floor
+
+
+def _header_only(work: Work) -> bool:
+    """Whether the rows the template or the rules read add up to the scorer's totals, or there
+    are none: the model's rows would not be needed."""
     read = [lines for lines in _line_candidates(work)[:2] if lines]
     header = dict(normalise.fields(work.rules.fields) if work.rules else {})
-    header.update({name: score.value for name, score in work.scores.items()})
-    return bool(read) and not lines_settled(read, header)
+    header.update({name: score.value for name, score in (work.scores or {}).items()})
+    return not read or lines_settled(read, header)
 
 
 def _model_answered_since(work: Work) -> bool:

@@ -72,6 +72,7 @@ REPO = Path(__file__).resolve().parents[1]
 ENGINE = "ppocr"  # the shipped OCR engine: the scorer is fitted to the reader that runs
 UP_TO_RULES = select(skip={"einvoice", "tier 0 forced"}, until="rules")
 MODEL_STEP = next(step for step in STEPS if step.name == "model")
+NO_SCORER = "off"  # the steps up to the rules need none, and the bundled one may not fit new features
 TARGETS = (0.95, 0.98, 0.99)
 MIN_COMPLETED = 20  # a threshold needs this many completed fold documents behind it
 _DETERMINISTIC = {"num_threads": 1, "deterministic": True, "force_row_wise": True, "seed": 0, "verbose": -1}
@@ -124,6 +125,8 @@ MONOTONE = {
     "contact": -1,
     "title": -1,
     "customer_zone": -1,
+    "label_words": -1,
+    "address_words": -1,
     "legal": 1,
     "lab_id_left": 1,
     "lab_id_above": 1,
@@ -225,7 +228,7 @@ def collect_answers(docs: list[TrainDoc], args) -> dict[str, dict]:
         from models.registry import load_llm
 
         backend = load_llm("llama_cpp", model_path=None, n_ctx=4096, n_threads=args.threads, lora_path=args.adapter)
-        tool = extractor(llm=backend)
+        tool = extractor(llm=backend, review_scorer_dir=NO_SCORER)
         started = time.perf_counter()
         for done, item in enumerate(todo, 1):
             work = tool.work(JobContext(item.key, "image/png"), doc=item.doc, steps=UP_TO_RULES)
@@ -243,7 +246,7 @@ def collect_answers(docs: list[TrainDoc], args) -> dict[str, dict]:
 def candidate_groups(docs: list[TrainDoc], answers: dict[str, dict], scorer_module) -> list[Group]:
     """The candidates of every key field of every document, in both states, labelled where the
     truth has the field."""
-    tool = extractor()
+    tool = extractor(review_scorer_dir=NO_SCORER)
     groups = []
     for item in docs:
         variants = [("rules", None)]
@@ -432,24 +435,45 @@ def document_outcomes(groups: list[Group], probs: dict, docs: list[TrainDoc]) ->
     return out
 
 
-def served(outcomes: list[DocOutcome], threshold: float) -> list[DocOutcome]:
+def served(outcomes: list[DocOutcome], threshold: float, floor: float = 0.0) -> list[DocOutcome]:
     """The state each document ends in, as the appliance serves it: the rules' state when it
-    reaches ``threshold`` (the model is not asked), else the model's when there is one."""
+    reaches ``threshold`` or stays below ``floor`` (the model is not asked), else the model's
+    when there is one."""
     by_key: dict[str, dict[str, DocOutcome]] = defaultdict(dict)
     for o in outcomes:
         by_key[o.key][o.variant] = o
     out = []
     for states in by_key.values():
         first = states["rules"]
-        out.append(first if first.probability >= threshold or "model" not in states else states["model"])
+        asked = floor <= first.probability < threshold and "model" in states
+        out.append(states["model"] if asked else first)
     return out
 
 
-def coverage(outcomes: list[DocOutcome], threshold: float) -> tuple[int, int, int]:
-    """(documents, completed, completed right) when documents complete at ``threshold``."""
-    final = served(outcomes, threshold)
+def coverage(outcomes: list[DocOutcome], threshold: float, floor: float = 0.0) -> tuple[int, int, int]:
+    """(documents, completed, completed right) when documents complete at ``threshold`` and
+    the model is asked from ``floor``."""
+    final = served(outcomes, threshold, floor)
     done = [o for o in final if o.probability >= threshold]
     return len(final), len(done), sum(o.right for o in done)
+
+
+def ask_floors(outcomes: list[DocOutcome], cuts: dict[str, float]) -> dict[str, float]:
+    """Target precision -> the lowest probability without the model from which the model's
+    answer brought a fold document to completion, rightly (two decimals, rounded down); the
+    threshold itself where it never did (the model is then asked for rows only)."""
+    by_key: dict[str, dict[str, DocOutcome]] = defaultdict(dict)
+    for o in outcomes:
+        by_key[o.key][o.variant] = o
+    out = {}
+    for target, t in cuts.items():
+        gains = [
+            s["rules"].probability
+            for s in by_key.values()
+            if "model" in s and s["rules"].probability < t <= s["model"].probability and s["model"].right
+        ]
+        out[target] = math.floor(min(gains) * 100) / 100 if gains else t
+    return out
 
 
 def thresholds(outcomes: list[DocOutcome]) -> dict[str, float]:
@@ -468,28 +492,32 @@ def thresholds(outcomes: list[DocOutcome]) -> dict[str, float]:
     return out
 
 
-def report(outcomes: list[DocOutcome], cuts: dict[str, float]) -> list[dict]:
+def report(outcomes: list[DocOutcome], cuts: dict[str, float], floors: dict[str, float]) -> list[dict]:
     """Coverage and precision per target, for all documents and per mode, as served (the model
-    asked where the scorer is not sure) and with the scorer alone (the model never asked), over
-    the documents the model answered (for the card)."""
-    asked = {o.key for o in outcomes if o.variant == "model"}
+    asked from the ask floor up to the threshold) and with the scorer alone (the model never
+    asked), over the documents the model answered (for the card); "asked": how many of the
+    served documents end in the model's state."""
+    answered = {o.key for o in outcomes if o.variant == "model"}
     rows = []
     for target, t in cuts.items():
         for mode in ("all", "text_layer", "ocr"):
             for state in ("served", "without model", "with model"):
                 mine = [o for o in outcomes if mode in ("all", o.mode)]
                 if state != "served":
-                    mine = [o for o in mine if o.key in asked and o.variant == "rules"]
+                    mine = [o for o in mine if o.key in answered and o.variant == "rules"]
                 if state == "with model":  # the documents the model answered, as served
-                    mine = [o for o in outcomes if o.key in asked and mode in ("all", o.mode)]
-                n, done, right = coverage(mine, t)
+                    mine = [o for o in outcomes if o.key in answered and mode in ("all", o.mode)]
+                n, done, right = coverage(mine, t, floors[target])
+                asked = sum(o.variant == "model" for o in served(mine, t, floors[target]))
                 rows.append(
                     {
                         "target": target,
                         "threshold": t,
+                        "ask_floor": floors[target],
                         "mode": mode,
                         "state": state,
                         "documents": n,
+                        "asked": asked,
                         "completed": done,
                         "precision": round(right / done, 4) if done else None,
                     }
@@ -518,6 +546,7 @@ def fit(groups: list[Group], docs: list[TrainDoc]) -> tuple[dict[str, Any], dict
     inputs, probs, briers = choose_inputs(groups)
     outcomes = document_outcomes(groups, probs, docs)
     cuts = thresholds(outcomes)
+    floors = ask_floors(outcomes, cuts)
     fields, models, per_field = {}, {}, {}
     for name in KEY_FIELDS:
         mine = [g for g in groups if g.field == name and g.labelled]
@@ -542,7 +571,7 @@ def fit(groups: list[Group], docs: list[TrainDoc]) -> tuple[dict[str, Any], dict
         "documents": len({g.key for g in groups}),
         "by_source": {s: len({g.key for g in groups if g.source == s}) for s in sorted({g.source for g in groups})},
         "fields": per_field,
-        "coverage": report(outcomes, cuts),
+        "coverage": report(outcomes, cuts, floors),
         "ece_all_fields": ece([(probs[(g.key, g.variant, g.field)], top(g)[1]) for g in groups if g.labelled]),
     }
     calibration = {
@@ -550,6 +579,7 @@ def fit(groups: list[Group], docs: list[TrainDoc]) -> tuple[dict[str, Any], dict
         "verifier_features": {name: [*VERIFIER_HEAD, *FEATURES[name]] for name in KEY_FIELDS},
         "fields": fields,
         "thresholds": cuts,
+        "ask_floors": floors,
         "card": card,
         "params": {**PARAMS, "rounds": ROUNDS},
         "verifier_params": {**VERIFIER_PARAMS, "rounds": VERIFIER_ROUNDS},
@@ -599,16 +629,19 @@ def card_markdown(card: dict) -> str:
         f"ECE over all key fields: {card['ece_all_fields']}.",
         "",
         'Straight-through processing out of fold. "served": every document, the model asked only where the',
-        'scorer without it does not reach the threshold (as the appliance runs); "without model" and "with',
-        'model": the documents the model answered, the scorer never asking it, and as served:',
+        "scorer without it does not reach the threshold but reaches the ask floor (as the appliance runs:",
+        'below the floor the model\'s answer completed no fold document); "without model" and "with',
+        'model": the documents the model answered, the scorer never asking it, and as served; "asked":',
+        "the documents that end in the model's state:",
         "",
-        "| target precision | mode | state | threshold | documents | completed | completed precision |",
-        "|---|---|---|---|---|---|---|",
+        "| target precision | mode | state | threshold | ask floor | documents | asked | completed "
+        "| completed precision |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in card["coverage"]:
         lines.append(
-            f"| {row['target']} | {row['mode']} | {row['state']} | {row['threshold']} | {row['documents']} | "
-            f"{row['completed']} | {row['precision']} |"
+            f"| {row['target']} | {row['mode']} | {row['state']} | {row['threshold']} | {row['ask_floor']} | "
+            f"{row['documents']} | {row['asked']} | {row['completed']} | {row['precision']} |"
         )
     return "\n".join(lines) + "\n"
 

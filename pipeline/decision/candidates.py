@@ -42,6 +42,7 @@ from pipeline.rules.labels import (
     COMPANY_RE,
     EMAIL_RE,
     ID_TOKEN_RE,
+    LABEL_RES,
     OTHER_ID_RE,
     PHONE_RE,
     POSTCODE_RE,
@@ -160,6 +161,7 @@ _NAME = (
     "address_words",
     "contact",
     "title",
+    "label_words",  # holds a label of the lexicon ("Rechnungsadresse", "Bill to", "Invoice no")
     "customer_zone",
     "rank_by_rules",
 )
@@ -189,7 +191,15 @@ _OTHER_ID_NEAR_RE = re.compile(
     re.I,
 )
 _OWNER_RE = re.compile(r"^\W*(?:own(?:ed)?\s*by|sold\s*by|operated\s*by)\s*:?\s*", re.I)
-_ADDRESS_RE = re.compile(rf"(?<![a-z])(?:{STREET_WORDS})(?![a-z])|\bno\.?\s*\d|\d+[,-]\s*\w", re.I)
+_ADDRESS_RE = re.compile(
+    rf"(?<![a-z])(?:{STREET_WORDS})(?![a-z])|\bno\.?\s*\d|\d+[,-]\s*\w"
+    # German streets are one word ("Eichingerring 9", "Petros-Ritter-Ring")
+    r"|[a-zäöüß](?:stra(?:ss|ß)e|str\.|weg|ring|allee|gasse|platz|damm|ufer|chaussee)\s*\d"
+    r"|-(?:ring|weg|stra(?:ss|ß)e|allee|gasse|platz|damm|ufer)(?![a-z])",
+    re.I,
+)
+# Document titles of Chinese and Thai invoices and receipts (增值税专用发票, ใบกำกับภาษี, ใบเสร็จ...)
+_CJK_THAI_TITLE_RE = re.compile(r"发票|收据|小票|ภาษ|ใบแจ|ใบเสร")
 _SYMBOLS = {"EUR": "€", "USD": "$", "GBP": "£", "INR": "₹", "JPY": "¥", "CNY": "¥", "THB": "฿", "MYR": "RM"}
 
 
@@ -589,7 +599,8 @@ def _name_candidates(ctx: _Context) -> list[Candidate]:
         f["n_words"] = float(len(text.split()))
         f["address_words"] = float(bool(_ADDRESS_RE.search(text) or POSTCODE_RE.search(text)))
         f["contact"] = float(bool(EMAIL_RE.search(text) or URL_RE.search(text) or PHONE_RE.search(text)))
-        f["title"] = float(bool(TITLE_RE.search(text)))
+        f["title"] = float(bool(TITLE_RE.search(text) or _CJK_THAI_TITLE_RE.search(text)))
+        f["label_words"] = float(any(rx.search(text) for _, _, rx in LABEL_RES))
         f["customer_zone"] = float(line is not None and any((line.page, line.index, b) in zone for b in range(0, 40)))
         f["repeats"] = float(sum(text.casefold() in ln.text.casefold() for ln in ctx.lines))
         for kind in _NAME_KINDS:

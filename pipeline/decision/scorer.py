@@ -14,7 +14,9 @@ data, never on the dev set; stacked generalisation (Wolpert, 1992) is the patter
 document's probability that
 all its key fields are right is the product of its fields' probabilities; it completes when that
 reaches the threshold fitted on the folds for the operator's target precision
-(``review.target_precision``). Majumder et al., "Representation Learning for Information
+(``review.target_precision``); below it, the extraction model is asked only from the *ask floor*
+up, the lowest probability from which its answer completed a fold document (below that its
+seconds bought nothing). Majumder et al., "Representation Learning for Information
 Extraction from Form-like Documents" (ACL 2020), is the approach: candidates, then learned
 scoring, trained on few documents.
 
@@ -85,6 +87,7 @@ class Scorer:
         }
         self.inputs = {name: c.get("input", SHARE) for name, c in calibration["fields"].items()}
         self.thresholds: dict[str, float] = dict(calibration["thresholds"])
+        self.ask_floors: dict[str, float] = dict(calibration.get("ask_floors", {}))
         self.card: dict[str, Any] = calibration.get("card", {})
         self.path = path
 
@@ -154,11 +157,21 @@ class Scorer:
     def threshold(self, target_precision: float) -> float:
         """The document probability to complete at ``target_precision``: the fitted threshold of
         the nearest target at least as strict (``NEVER`` above the strictest)."""
-        fitted = sorted((float(k), v) for k, v in self.thresholds.items())
-        for target, value in fitted:
-            if target >= target_precision - 1e-9:
-                return value
-        return NEVER
+        return _nearest_target(self.thresholds, target_precision, NEVER)
+
+    def ask_floor(self, target_precision: float) -> float:
+        """The document probability, without the model, below which asking the model is not
+        worth its seconds at ``target_precision``: on the training folds no document that low
+        completed once the model answered (0.0, always ask, where the training fitted none)."""
+        return _nearest_target(self.ask_floors, target_precision, 0.0)
+
+
+def _nearest_target(fitted: dict[str, float], target_precision: float, beyond: float) -> float:
+    """The value fitted for the nearest target at least as strict as ``target_precision``."""
+    for target, value in sorted((float(k), v) for k, v in fitted.items()):
+        if target >= target_precision - 1e-9:
+            return value
+    return beyond
 
 
 def scorable(name: str, found: list[Candidate]) -> list[Candidate]:

@@ -200,7 +200,8 @@ LABELS: list[tuple[str, float, str]] = [
         rf"|factuuradres|adresse{S}de{S}facturation|facturé{S}[àa]|destinataire|facturar{S}a|cliente"
         rf"|购买方|购货单位|客\s*户|ลูกค้า|ผู้ซื้อ|billing{S}address|guest{S}name"
         rf"|rechnungs{S}?(?:adresse|anschrift)|liefer{S}?(?:adresse|anschrift)|ship(?:ped)?{S}to|deliver{S}to"
-        rf"|intestatario|destinatario|spett(?:\.|abi)le|facturado{S}a|datos{S}del{S}cliente|(?<![a-z])aan{S}?:",
+        rf"|intestatario|destinatario|spett(?:\.|abi)le|facturado{S}a|datos{S}del{S}cliente|(?<![a-z])aan{S}?:"
+        rf"|(?<![a-z])kunde(?![a-zn])",
     ),
     (
         "vendor",

@@ -136,3 +136,21 @@ def test_a_scorer_that_names_a_verifier_it_lacks_is_refused(tmp_path):
     ts.write(tmp_path, calibration, models, "")
     with pytest.raises(ScorerError, match="run scripts/train-scorer"):
         Scorer.load(tmp_path)
+
+
+def test_the_ask_floor_is_the_lowest_state_the_model_completed_rightly():
+    outcomes = [
+        outcome("a", 0.617, False),
+        outcome("a", 0.95, True, "model"),  # the model completes it, rightly: from 0.61 it pays
+        outcome("b", 0.3, False),
+        outcome("b", 0.95, False, "model"),  # completed wrongly: no reason to ask that low
+        outcome("c", 0.2, False),
+        outcome("c", 0.5, False, "model"),
+    ]
+    floors = ts.ask_floors(outcomes, {"0.98": 0.9, "0.99": 0.97})
+    assert floors == {"0.98": 0.61, "0.99": 0.97}  # at 0.97 the model completed none: rows only
+    assert {(o.key, o.variant) for o in ts.served(outcomes, 0.9, 0.61)} == {
+        ("a", "model"),
+        ("b", "rules"),
+        ("c", "rules"),
+    }

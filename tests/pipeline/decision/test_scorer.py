@@ -98,10 +98,11 @@ def test_a_target_maps_to_the_nearest_fitted_threshold_at_least_as_strict(tiny_s
 HEADER_ONLY = [line for line in INVOICE_LINES if not line.startswith(("Description", "Hammer", "Saw"))]
 
 
-def extract(scorer: Scorer, threshold: float, lines=HEADER_ONLY):
+def extract(scorer: Scorer, threshold: float, lines=HEADER_ONLY, floor: float = 0.0):
     llm = EchoLLM({"total_amount": "119.00", "invoice_number": "INV-2024-001"})
     extractor = Extractor(fake_models(review={"scorer": True}), llm=llm)
     scorer.thresholds = {"0.98": threshold}
+    scorer.ask_floors = {"0.98": floor}
     extractor.kit.scorer = scorer
     work = extractor.work(JobContext("x", PDF), text_pdf(lines))
     return work, llm
@@ -124,6 +125,13 @@ def test_rows_that_do_not_add_up_are_asked_of_the_model_even_when_the_header_is_
     # the rules read "Hammer 2 10.00 20.00" but not the saw: 20.00 is no subtotal of 100.00
     work, llm = extract(tiny_scorer, 0.01, INVOICE_LINES)
     assert "model" in work.ran and len(llm.calls) >= 1
+
+
+def test_below_the_ask_floor_the_model_is_not_asked_and_the_document_flagged(tiny_scorer):
+    work, llm = extract(tiny_scorer, 0.999, floor=0.998)
+    assert llm.calls == [] and "model" not in work.ran
+    assert work.result.processing_status == "needs_review" and "model not asked" in work.result.routing_reason
+    assert tiny_scorer.ask_floor(0.98) == 0.998 and tiny_scorer.ask_floor(0.995) == 0.0
 
 
 def test_where_the_scorer_is_not_sure_the_model_is_asked_and_the_document_flagged(tiny_scorer):
