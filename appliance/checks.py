@@ -195,7 +195,8 @@ def check_scorer(settings: Settings) -> CheckResult:
         "scorer",
         True,
         f"{Path(scorer.path).name}: completes at key confidence >= {threshold:.3f} "
-        f"(target precision {review.target_precision})",
+        f"(target precision {review.target_precision}); "
+        f"asks the model from {scorer.ask_floor(review.target_precision):.2f}",
     )
 
 
