@@ -187,6 +187,11 @@ class ReviewSettings(Section):
     # scorer is sure of: "block" (needs_review: the line items are part of the promise) or
     # "drop" (it completes without line items: what it returns is right, nothing half-right).
     line_items: Literal["block", "drop"] = "block"
+    # When the extraction model reads a document's header: "unsure" (where the scorer is not
+    # sure yet, from the key confidence at which its answer ever completed a training document:
+    # the ask floor), "always" (wherever the scorer is not sure: slower, a few more header
+    # fields) or "never" (the model reads only line items the rules cannot settle).
+    ask_model: Literal["unsure", "always", "never"] = "unsure"
 
 
 class QueueSettings(Section):
@@ -317,6 +322,7 @@ class Settings(BaseModel):
             review_target_precision=self.review.target_precision,
             review_scorer_dir=self.review.scorer_dir if self.review.scorer else "off",
             review_line_items=self.review.line_items,
+            review_ask_model=self.review.ask_model,
             data_dir=str(self.data_dir),
             worker_memory_mb=self.limits.worker_memory_mb,
             job_timeout_seconds=self.limits.job_timeout_seconds,

@@ -22,7 +22,8 @@ class ModelConfig:
     fields that are not key fields); ``review_target_precision``: the completed precision the
     scorer's threshold is chosen for, ``review_scorer_dir`` its folder ("" the bundled one, "off"
     none: ``review.scorer`` false),
-    ``review_line_items``: "block" or "flag" (``review.*``);
+    ``review_line_items``: "block" or "drop"; ``review_ask_model``: "unsure", "always" or "never"
+    (``review.*``);
     ``limits.worker_memory_mb`` (MB, 0: no limit) and ``limits.job_timeout_seconds`` (seconds,
     0: none).
     """
@@ -46,6 +47,7 @@ class ModelConfig:
     review_target_precision: float
     review_scorer_dir: str
     review_line_items: str
+    review_ask_model: str
     data_dir: str
     worker_memory_mb: int
     job_timeout_seconds: float

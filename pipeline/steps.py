@@ -35,7 +35,7 @@ from pipeline.decision.arbitrate import (
 )
 from pipeline.decision.candidates import Candidate, candidates
 from pipeline.decision.evidence import build_evidence
-from pipeline.decision.scorer import FieldScore, Scorer, document_probability, scorer_reasons
+from pipeline.decision.scorer import NEVER, FieldScore, Scorer, document_probability, scorer_reasons
 from pipeline.document import DocumentText
 from pipeline.einvoice.print_check import print_disagreements
 from pipeline.einvoice.reader import EInvoice, EInvoiceError, read_einvoice
@@ -84,9 +84,13 @@ class Kit:
 
     @property
     def ask_floor(self) -> float:
-        """The document probability below which the model is not asked for the header
-        (``Scorer.ask_floor``)."""
-        return self.scorer.ask_floor(self.models.review_target_precision) if self.scorer else 0.0
+        """The document probability below which the model is not asked for the header:
+        ``Scorer.ask_floor`` ("unsure"), 0.0 ("always") or ``NEVER`` ("never": ``review.ask_model``)."""
+        if self.scorer is None or self.models.review_ask_model == "always":
+            return 0.0
+        if self.models.review_ask_model == "never":
+            return NEVER
+        return self.scorer.ask_floor(self.models.review_target_precision)
 
 
 @dataclass

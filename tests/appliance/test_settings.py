@@ -181,3 +181,13 @@ def test_every_scalar_setting_has_an_environment_name():
 def test_settings_are_read_only():
     with pytest.raises(ValidationError, match="frozen"):
         Settings().server.port = 1  # type: ignore[misc]
+
+
+def test_when_the_model_reads_the_header_is_an_operator_setting(tmp_path):
+    assert load_settings(None, env={}, data_dir=tmp_path).worker_models().review_ask_model == "unsure"
+    env = {"APPLIANCE_REVIEW_ASK_MODEL": "always"}
+    assert load_settings(None, env=env, data_dir=tmp_path).worker_models().review_ask_model == "always"
+    config = tmp_path / "config.toml"
+    config.write_text('[review]\nask_model = "sometimes"\n')
+    with pytest.raises(ConfigError, match="expected 'unsure', 'always' or 'never'"):
+        load_settings(config, env={})

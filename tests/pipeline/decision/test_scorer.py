@@ -98,9 +98,9 @@ def test_a_target_maps_to_the_nearest_fitted_threshold_at_least_as_strict(tiny_s
 HEADER_ONLY = [line for line in INVOICE_LINES if not line.startswith(("Description", "Hammer", "Saw"))]
 
 
-def extract(scorer: Scorer, threshold: float, lines=HEADER_ONLY, floor: float = 0.0):
+def extract(scorer: Scorer, threshold: float, lines=HEADER_ONLY, floor: float = 0.0, ask: str = "unsure"):
     llm = EchoLLM({"total_amount": "119.00", "invoice_number": "INV-2024-001"})
-    extractor = Extractor(fake_models(review={"scorer": True}), llm=llm)
+    extractor = Extractor(fake_models(review={"scorer": True, "ask_model": ask}), llm=llm)
     scorer.thresholds = {"0.98": threshold}
     scorer.ask_floors = {"0.98": floor}
     extractor.kit.scorer = scorer
@@ -132,6 +132,13 @@ def test_below_the_ask_floor_the_model_is_not_asked_and_the_document_flagged(tin
     assert llm.calls == [] and "model" not in work.ran
     assert work.result.processing_status == "needs_review" and "model not asked" in work.result.routing_reason
     assert tiny_scorer.ask_floor(0.98) == 0.998 and tiny_scorer.ask_floor(0.995) == 0.0
+
+
+def test_the_operator_may_have_the_model_asked_wherever_the_scorer_is_unsure_or_never(tiny_scorer):
+    work, llm = extract(tiny_scorer, 0.999, floor=0.998, ask="always")
+    assert "model" in work.ran and len(llm.calls) >= 1
+    work, llm = extract(tiny_scorer, 0.999, floor=0.0, ask="never")
+    assert llm.calls == [] and "model" not in work.ran
 
 
 def test_where_the_scorer_is_not_sure_the_model_is_asked_and_the_document_flagged(tiny_scorer):
