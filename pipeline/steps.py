@@ -333,7 +333,7 @@ def _model_pays(work: Work, kit: Kit) -> bool:
     scorer's totals (its rows may)."""
     if work.scores is None or not _header_only(work):
         return True
-    return not document_sure(work, kit) and document_probability(work.scores, _template_keys(work)) >= kit.ask_floor
+    return kit.ask_floor <= document_probability(work.scores, _template_keys(work)) < kit.threshold
 
 
 def _header_only(work: Work) -> bool:
@@ -341,7 +341,7 @@ def _header_only(work: Work) -> bool:
     are none: the model's rows would not be needed."""
     read = [lines for lines in _line_candidates(work)[:2] if lines]
     header = dict(normalise.fields(work.rules.fields) if work.rules else {})
-    header.update({name: score.value for name, score in (work.scores or {}).items()})
+    header.update({name: score.value for name, score in work.scores.items()})
     return not read or lines_settled(read, header)
 
 

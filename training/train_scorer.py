@@ -128,6 +128,9 @@ MONOTONE = {
     "label_words": -1,
     "address_words": -1,
     "legal": 1,
+    "top_raw": 1,  # the verifier's head (VERIFIER_HEAD): a higher ranking score, share or margin
+    "top_share": 1,
+    "margin": 1,
     "lab_id_left": 1,
     "lab_id_above": 1,
     "other_id_left": -1,
@@ -294,15 +297,13 @@ def train_booster(groups: list[Group]):
 
 def train_verifier(groups: list[Group]):
     """The verifier of one field: LightGBM binary, is a group's top candidate right, from its
-    ``verifier_row`` (the ``MONOTONE`` constraints on the candidate's features; a higher ranking
-    score, share or margin may only raise it)."""
+    ``verifier_row``, with the ``MONOTONE`` constraints of its head and the candidate's features."""
     import lightgbm
 
     x = np.array([g.verifier_row() for g in groups], dtype=float)
     y = np.array([top(g)[1] for g in groups], dtype=float)
-    name = groups[0].field
-    head = [1, 1, 1, 0]  # VERIFIER_HEAD: top_raw, top_share, margin, n_ranked
-    params = {**VERIFIER_PARAMS, "monotone_constraints": head + [MONOTONE.get(f, 0) for f in FEATURES[name]]}
+    names = (*VERIFIER_HEAD, *FEATURES[groups[0].field])
+    params = {**VERIFIER_PARAMS, "monotone_constraints": [MONOTONE.get(f, 0) for f in names]}
     return lightgbm.train(params, lightgbm.Dataset(x, y, free_raw_data=False), num_boost_round=VERIFIER_ROUNDS)
 
 
@@ -435,15 +436,20 @@ def document_outcomes(groups: list[Group], probs: dict, docs: list[TrainDoc]) ->
     return out
 
 
+def by_document(outcomes: list[DocOutcome]) -> dict[str, dict[str, DocOutcome]]:
+    """Document key -> its states ("rules", and "model" where the model answered)."""
+    by_key: dict[str, dict[str, DocOutcome]] = defaultdict(dict)
+    for o in outcomes:
+        by_key[o.key][o.variant] = o
+    return by_key
+
+
 def served(outcomes: list[DocOutcome], threshold: float, floor: float = 0.0) -> list[DocOutcome]:
     """The state each document ends in, as the appliance serves it: the rules' state when it
     reaches ``threshold`` or stays below ``floor`` (the model is not asked), else the model's
     when there is one."""
-    by_key: dict[str, dict[str, DocOutcome]] = defaultdict(dict)
-    for o in outcomes:
-        by_key[o.key][o.variant] = o
     out = []
-    for states in by_key.values():
+    for states in by_document(outcomes).values():
         first = states["rules"]
         asked = floor <= first.probability < threshold and "model" in states
         out.append(states["model"] if asked else first)
@@ -462,9 +468,7 @@ def ask_floors(outcomes: list[DocOutcome], cuts: dict[str, float]) -> dict[str, 
     """Target precision -> the lowest probability without the model from which the model's
     answer brought a fold document to completion, rightly (two decimals, rounded down); the
     threshold itself where it never did (the model is then asked for rows only)."""
-    by_key: dict[str, dict[str, DocOutcome]] = defaultdict(dict)
-    for o in outcomes:
-        by_key[o.key][o.variant] = o
+    by_key = by_document(outcomes)
     out = {}
     for target, t in cuts.items():
         gains = [

@@ -106,6 +106,8 @@ class Scorer:
                     raise ScorerError(f"{folder}: the {name} model was trained on other features; retrain it")
                 boosters[name] = lightgbm.Booster(model_str=(folder / f"{name}.txt").read_text(encoding="utf-8"))
                 if calibration["fields"][name].get("input", SHARE) == VERIFIER:
+                    if list(calibration["verifier_features"][name]) != [*VERIFIER_HEAD, *FEATURES[name]]:
+                        raise ScorerError(f"{folder}: the {name} verifier was trained on other inputs; retrain it")
                     text = (folder / f"{name}.verifier.txt").read_text(encoding="utf-8")
                     verifiers[name] = lightgbm.Booster(model_str=text)
         except (OSError, KeyError, ValueError, lightgbm.basic.LightGBMError) as exc:

@@ -154,3 +154,12 @@ def test_the_ask_floor_is_the_lowest_state_the_model_completed_rightly():
         ("b", "rules"),
         ("c", "rules"),
     }
+
+
+def test_a_verifier_trained_on_other_inputs_is_refused(tmp_path):
+    groups, docs = made_up(150)
+    calibration, models, card = ts.fit(with_a_telling_page_count(groups), docs)
+    calibration["verifier_features"]["vendor_name"] = ["top_raw", "something else"]
+    ts.write(tmp_path, calibration, models, "")
+    with pytest.raises(ScorerError, match="verifier was trained on other inputs"):
+        Scorer.load(tmp_path)
