@@ -216,6 +216,45 @@ def users(db: Database) -> None:
     )
 
 
+@migrations(name="0007_vendor_profiles")
+def vendor_profiles(db: Database) -> None:
+    # appliance.profiles: what approvals taught about each vendor (pipeline.profiles); a profile
+    # is its lessons added up, stored built for the dispatcher; one lesson per approved invoice
+    db.executescript(
+        """
+        CREATE TABLE vendor_profiles (
+            id TEXT PRIMARY KEY,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            vendor_id TEXT REFERENCES vendors(id),
+            frozen INTEGER NOT NULL DEFAULT 0,
+            revision INTEGER NOT NULL DEFAULT 0,  -- bumped on each rebuild: the dispatcher's cache key
+            profile_json TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE INDEX vendor_profiles_tenant ON vendor_profiles(tenant_id);
+        CREATE UNIQUE INDEX vendor_profiles_vendor ON vendor_profiles(vendor_id);
+        CREATE TABLE vendor_lessons (
+            invoice_id TEXT PRIMARY KEY REFERENCES invoices(id),
+            profile_id TEXT NOT NULL REFERENCES vendor_profiles(id),
+            lesson_json TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX vendor_lessons_profile ON vendor_lessons(profile_id);
+        CREATE TABLE vendor_profile_events (
+            id INTEGER PRIMARY KEY,
+            tenant_id TEXT NOT NULL,
+            profile_id TEXT NOT NULL,
+            action TEXT NOT NULL,  -- learned, forgot, froze, thawed, reset
+            invoice_id TEXT,
+            by TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX vendor_profile_events_profile ON vendor_profile_events(profile_id);
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from appliance import profiles
 from appliance.correction_values import as_text, header_value, line_value, split_assignment
 from appliance.db import Database, fetchone, utcnow
 from appliance.errors import BadRequest, NotFound
@@ -66,23 +67,30 @@ async def correct(
             "decided_at = NULL, updated_at = ? WHERE id = ?",
             (InvoiceStatus.REVIEWED, now, canonical),
         )
+        await profiles.unlearn(conn, canonical, by)  # the approval it taught from is withdrawn
     return changes
 
 
 async def decide(db: Database, invoice_id: str, decision: str, by: str) -> None:
     """Approve or reject an invoice (``decision`` is ``approved`` or ``rejected``); deciding
-    again replaces the earlier decision. Raises NotFound, or BadRequest while queued or processing."""
+    again replaces the earlier decision. An approval teaches the vendor's profile what the
+    invoice shows as approved, a rejection withdraws that (``appliance.profiles``), in the same
+    transaction. Raises NotFound, or BadRequest while queued or processing."""
     if decision not in DECISIONS:
         raise BadRequest(f"unknown decision {decision!r}: one of {', '.join(DECISIONS)}")
     canonical = _canonical(invoice_id)
     async with db.transaction() as conn:
-        await _invoice(conn, canonical)
+        row = await _invoice(conn, canonical)
         now = utcnow()
         await conn.execute(
             "UPDATE invoices SET status = ?, review_decision = ?, decided_by = ?, decided_at = ?, updated_at = ? "
             "WHERE id = ?",
             (decision, decision, by, now, now, canonical),
         )
+        if decision == InvoiceStatus.APPROVED:
+            await profiles.learn(conn, canonical, await _shown_data(conn, row), by)
+        else:
+            await profiles.unlearn(conn, canonical, by)
 
 
 async def status_after_extraction(conn, invoice_id: str, extracted: str) -> str:

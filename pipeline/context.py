@@ -4,6 +4,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pipeline.profiles.book import ProfileBook
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,8 @@ class JobContext:
     """One document to extract. ``media_type`` comes from the sniffer; ``max_ocr_pages`` is
     OCR_MAX_PDF_PAGES; ``visual_only`` ignores embedded XML and PDF text layers (benchmarks of
     the OCR path); ``templates`` are the tenant's vendor templates as ``(vendor_id, yaml)``, and
-    ``vendor_id`` (the upload's ``vendorId``) is tried first. ``force_tier`` (an operator's
+    ``vendor_id`` (the upload's ``vendorId``) is tried first; ``profiles`` are the tenant's
+    learned vendor profiles (``pipeline.profiles.book.ProfileBook``, None for none). ``force_tier`` (an operator's
     reprocess) runs one tier only: 0 e-invoice XML, 1 vendor template, 2 rules + LLM; the
     document fails when the forced tier cannot apply."""
 
@@ -94,3 +99,4 @@ class JobContext:
     templates: tuple[tuple[str, str], ...] = ()
     force_tier: int | None = None
     sources: tuple[str, ...] = ("template", "rules", "model")
+    profiles: ProfileBook | None = None

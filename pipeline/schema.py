@@ -88,6 +88,7 @@ class Source(StrEnum):
 
     EINVOICE = "einvoice"
     TEMPLATE = "template"
+    PROFILE = "profile"  # the vendor profile learned from approvals
     RULES = "rules"
     MODEL = "llm"
     HUMAN = "human"

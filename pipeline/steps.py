@@ -41,6 +41,9 @@ from pipeline.einvoice.print_check import print_disagreements
 from pipeline.einvoice.reader import EInvoice, EInvoiceError, read_einvoice
 from pipeline.errors import OcrBusy, TemporaryError
 from pipeline.model.llm_extract import LlmAnswer, llm_header, llm_lines
+from pipeline.profiles.book import Match
+from pipeline.profiles.identifiers import identifiers
+from pipeline.profiles.profile import Proposal, propose
 from pipeline.reading.sniff import PDF, sniff
 from pipeline.reading.text import UnreadableDocument, image_text, pdf_text
 from pipeline.result import ExtractionResult
@@ -99,7 +102,8 @@ class Work:
 
     ``media_type`` (sniff), ``xml_note`` (why embedded XML was not used, for ``routingReason``),
     ``doc`` (the text of every page), ``template`` with ``vendor_id`` and ``template_note`` (tier
-    1), ``rules`` (tier 2's layout rules), ``answer`` (the model's), ``decisions`` (per header
+    1), ``profile`` and ``profile_proposals`` (the learned vendor profile the page matched and
+    what it proposes), ``rules`` (tier 2's layout rules), ``answer`` (the model's), ``decisions`` (per header
     field), ``lines_from`` (index of the chosen line-item candidate: 0 template, 1 rules, 2
     model, -1 none), ``candidates`` and ``scores`` (the key fields' candidates and the learned
     scorer's choice among them; ``scored_with_model``: whether the model's answer was in),
@@ -114,6 +118,8 @@ class Work:
     template: TemplateResult | None = None
     vendor_id: str | None = None
     template_note: str = "no vendor template"
+    profile: Match | None = None
+    profile_proposals: dict[str, Proposal] = field(default_factory=dict)
     rules: RulesResult | None = None
     answer: LlmAnswer | None = None
     decisions: dict[str, Decision] | None = None
@@ -272,6 +278,36 @@ def _template_note(work: Work) -> str:
     return "vendor templates skipped" if work.ctx.force_tier == 2 else work.template_note
 
 
+def profile_step(work: Work, kit: Kit) -> None:
+    """Tier 1, learned: the tenant's vendor profile the page's identifiers match
+    (``pipeline.profiles.book``), and the values it proposes; they join the candidates as one
+    more source, which the scorer weighs (``by_profile``, ``profile_support``)."""
+    work.profile = work.ctx.profiles.match(identifiers(work.doc.text), work.ctx.vendor_id)
+    if work.profile is not None:
+        work.profile_proposals = propose(work.profile.profile, work.doc.text)
+        if work.vendor_id is None:
+            work.vendor_id = work.profile.profile.vendor_id
+
+
+def profile_reasons(match: Match | None) -> list[str]:
+    """Reasons, for ``validationErrors``, why a page that matched a vendor profile must be
+    looked at: an IBAN the vendor's approved invoices never showed (bank details changed: the
+    classic payment fraud), or identifiers of two vendors on one page."""
+    if match is None:
+        return []
+    name = match.profile.name or "this vendor"
+    reasons = []
+    for ident in match.contradicts:
+        known = ", ".join(i.split(":", 1)[1] for i in match.profile.identifiers if i.startswith("iban:"))
+        reasons.append(
+            f"IBAN {ident.split(':', 1)[1]} is not one {name}'s approved invoices showed ({known}): "
+            "confirm the bank details with the vendor before paying"
+        )
+    if match.ambiguous:
+        reasons.append(f"the page matches more than one vendor profile ({name} and {len(match.ambiguous)} other)")
+    return reasons
+
+
 def rules_step(work: Work, kit: Kit) -> None:
     """Tier 2's layout rules propose every field and the line items (``pipeline.rules``)."""
     work.rules = extract_rules(work.doc)
@@ -287,8 +323,12 @@ def key_candidates(work: Work) -> dict[str, list[Candidate]]:
         proposals["rules"] = normalise.fields(work.rules.fields)
     if work.answer:
         proposals["model"] = work.answer.fields
+    support = {}
+    if work.profile_proposals:
+        proposals["profile"] = normalise.fields({k: p.value for k, p in work.profile_proposals.items()})
+        support = {k: p.support for k, p in work.profile_proposals.items()}
     lines = work.rules.line_items if work.rules else []
-    return candidates(work.doc, lines, proposals, model_ran=work.answer is not None)
+    return candidates(work.doc, lines, proposals, model_ran=work.answer is not None, profile_support=support)
 
 
 def score_step(work: Work, kit: Kit) -> None:
@@ -407,7 +447,7 @@ def finish_step(work: Work, kit: Kit) -> None:
     if kit.models.review_line_items == "drop" and not key_reasons and checks and _only_lines(checks):
         chosen, data = -1, normalise.data(fields, [], doc.text)  # the header is sure; rows that do not add up go
         checks = validate(data)
-    errors = checks + key_reasons
+    errors = checks + key_reasons + profile_reasons(work.profile)
     evidence = build_evidence(
         data,
         doc=doc,
@@ -502,6 +542,13 @@ STEPS: tuple[Step, ...] = (
         source="template",
     ),
     Step("tier 1 forced", tier1_forced_step, when=lambda work: work.ctx.force_tier == 1 and work.template is None),
+    Step(  # tier 1 is hand-written templates and learned profiles: one source switch
+        "profile",
+        profile_step,
+        when=lambda work: bool(work.ctx.profiles) and work.profile is None and work.ctx.force_tier != 2,
+        timing="rules",
+        source="template",
+    ),
     Step("rules", rules_step, when=lambda work: work.rules is None, timing="rules", source="rules"),
     Step("score", score_step, when=lambda work: work.scores is None, timing="rules", needs_kit=_scorer_runs),
     Step("model", model_step, when=_model_may_run, timing="llm", source="model", optional=True, needs_kit=_model_pays),

@@ -13,7 +13,9 @@
 2. **Ask the model** (the bundled Gemma 3 270M with its adapter, through the pipeline's own model
    step) for the header of up to ``--model-limit`` documents (each source in turn), kept in
    ``--answers``, so that a rerun asks nothing again.
-3. **Candidates**: the pipeline's own steps up to the rules (``pipeline.steps``), then
+3. **Candidates**: the pipeline's own steps up to the rules (``pipeline.steps``; a document of
+   a vendor seen more than once with the vendor profile its other documents teach,
+   ``profile_books``), then
    ``pipeline.steps.key_candidates``, once without the model's answer and once with it (the
    appliance asks the model only where the scorer is not sure, so both states are served).
    Each candidate is labelled right or wrong by the reference scorer's ``field_ok``.
@@ -35,6 +37,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import time
 from collections import defaultdict
@@ -60,6 +63,9 @@ from pipeline.decision.scorer import (
 )
 from pipeline.document import DocumentText
 from pipeline.model.llm_extract import LlmAnswer
+from pipeline.profiles.book import ProfileBook
+from pipeline.profiles.lessons import learn
+from pipeline.profiles.profile import build
 from pipeline.schema import KEY_FIELDS
 from pipeline.steps import STEPS, key_candidates, select
 from pipeline.values import normalise
@@ -104,6 +110,8 @@ VERIFIER_ROUNDS = 100
 # cannot teach the opposite.
 MONOTONE = {
     "by_template": 1,
+    "by_profile": 1,
+    "profile_support": 1,
     "rules_invoice_date_score": 1,
     "lab_invoice_date": 1,
     "lab_date_above": 1,
@@ -246,17 +254,51 @@ def collect_answers(docs: list[TrainDoc], args) -> dict[str, dict]:
     return {d.key: answers[d.key] for d in chosen if d.key in answers}
 
 
+def profile_books(docs: list[TrainDoc]) -> dict[str, ProfileBook]:
+    """Document key -> the book holding the vendor profile the *other* documents of its vendor
+    teach, as if a person had approved them with their truth (leave one out): documents of one
+    fold group whose truth names the same vendor, not the same document read another way.
+    Documents of a vendor seen once get none."""
+    by_vendor: dict[tuple[str, str], list[TrainDoc]] = defaultdict(list)
+    for item in docs:
+        name = item.truth.get("vendor_name")
+        if name and "vendor_name" in item.asked:
+            by_vendor[(item.group, re.sub(r"\W+", "", str(name)).casefold())].append(item)
+    lessons = {
+        item.key: learn(item.key, item.doc.text, {k: v for k, v in item.truth.items() if k in item.asked})
+        for items in by_vendor.values()
+        for item in items
+    }
+    books = {}
+    for items in by_vendor.values():
+        for item in items:
+            others = [lessons[o.key] for o in items if _document_of(o.key) != _document_of(item.key)]
+            if others:
+                books[item.key] = ProfileBook(
+                    (build(f"profile:{item.key}", sorted(others, key=lambda lesson: lesson.invoice_id)),)
+                )
+    return books
+
+
+def _document_of(key: str) -> str:
+    """A training key without its reading mode ("sroie:012:ocr" -> "sroie:012")."""
+    return key.rsplit(":", 1)[0]
+
+
 def candidate_groups(docs: list[TrainDoc], answers: dict[str, dict], scorer_module) -> list[Group]:
     """The candidates of every key field of every document, in both states, labelled where the
-    truth has the field."""
+    truth has the field; a document of a vendor seen more than once is read with the profile
+    its vendor's other documents teach (``profile_books``)."""
     tool = extractor(review_scorer_dir=NO_SCORER)
+    books = profile_books(docs)
     groups = []
     for item in docs:
         variants = [("rules", None)]
         if item.key in answers:
             variants.append(("model", LlmAnswer(fields=normalise.fields(answers[item.key]))))
         for variant, answer in variants:
-            work = tool.work(JobContext(item.key, "image/png"), doc=item.doc, answer=answer, steps=UP_TO_RULES)
+            ctx = JobContext(item.key, "image/png", profiles=books.get(item.key))
+            work = tool.work(ctx, doc=item.doc, answer=answer, steps=UP_TO_RULES)
             cands = key_candidates(work)
             for name in KEY_FIELDS:
                 truth = item.truth.get(name)
@@ -574,6 +616,7 @@ def fit(groups: list[Group], docs: list[TrainDoc]) -> tuple[dict[str, Any], dict
     card = {
         "documents": len({g.key for g in groups}),
         "by_source": {s: len({g.key for g in groups if g.source == s}) for s in sorted({g.source for g in groups})},
+        "profiled": len({g.key for g in groups if _profiled(g)}),
         "fields": per_field,
         "coverage": report(outcomes, cuts, floors),
         "ece_all_fields": ece([(probs[(g.key, g.variant, g.field)], top(g)[1]) for g in groups if g.labelled]),
@@ -602,6 +645,13 @@ def write(out: Path, calibration: dict, models: dict[str, str], card_text: str) 
     (out / "README.md").write_text(card_text, encoding="utf-8")
 
 
+def _profiled(group: Group) -> bool:
+    """Whether a group's document was read with a vendor profile (one of its candidates is the
+    profile's proposal)."""
+    column = FEATURES[group.field].index("by_profile")
+    return bool(len(group.vectors)) and bool((group.vectors[:, column] > 0).any())
+
+
 def card_markdown(card: dict) -> str:
     lines = [
         "# Model card: the learned scorer",
@@ -613,6 +663,9 @@ def card_markdown(card: dict) -> str:
         f"- Training data: {card['documents']} documents of the training set and the synthetic generator "
         f"({', '.join(f'{k} {v}' for k, v in card['by_source'].items())}), read with `{ENGINE}`; never the dev set.",
         "- Labels: the reference scorer's `field_ok` (`../shared/bench/score.py`).",
+        f"- Vendor profiles: the {card['profiled']} documents of a vendor seen more than once are read with",
+        "  the profile its other documents teach, as approved with their truth (leave one out; no copy of",
+        "  the same document), the others without one (`profile_books`).",
         "- Figures below are out of fold (5 folds grouped by shop, e-invoice producer or synthetic document),",
         "  with the isotonic calibration itself cross-fitted: no document scores itself.",
         "- Calibration input per field: the top candidate's `top_share`, or the verifier's score",

@@ -163,10 +163,59 @@ def _vendor_line(row: dict) -> str:
 @click.argument("vendor_id")
 @click.pass_obj
 def vendor_show(settings: Settings, vendor_id: str) -> None:
-    """One vendor with its template."""
+    """One vendor with its template and the profile approvals taught (``profile``: identifiers,
+    habits per field, the invoices it learnt from, its change history; null before any approval)."""
+    from appliance import profiles
+    from appliance.errors import NotFound
     from appliance.vendors import show_vendor
 
-    click.echo(json.dumps(with_db(settings, lambda db: show_vendor(db, vendor_id)), indent=2, ensure_ascii=False))
+    async def both(db):
+        out = await show_vendor(db, vendor_id)
+        try:
+            out["profile"] = await profiles.show(db, vendor_id)
+        except NotFound:
+            out["profile"] = None
+        return out
+
+    click.echo(json.dumps(with_db(settings, both), indent=2, ensure_ascii=False))
+
+
+_BY = click.option("--by", default=None, help="who acts, for the profile's history (default: the login name)")
+
+
+@vendor.command("freeze")
+@click.argument("vendor_id")
+@click.option("--thaw", is_flag=True, help="resume learning instead")
+@_BY
+@click.pass_obj
+def vendor_freeze(settings: Settings, vendor_id: str, thaw: bool, by: str | None) -> None:
+    """Stop (or, with --thaw, resume) learning the vendor's profile from approvals; a frozen
+    profile still proposes what it learnt."""
+    from appliance import profiles
+    from appliance.cli.common import operator_name
+
+    with_db(settings, lambda db: profiles.set_frozen(db, vendor_id, not thaw, by or operator_name()))
+    click.echo(f"vendor {vendor_id}: profile {'learning again' if thaw else 'frozen'}")
+
+
+@vendor.command("forget")
+@click.argument("vendor_id")
+@click.option("--invoice", "invoice_id", default=None, help="forget only what this invoice taught")
+@_BY
+@click.pass_obj
+def vendor_forget(settings: Settings, vendor_id: str, invoice_id: str | None, by: str | None) -> None:
+    """Forget what approvals taught the vendor's profile: every lesson, or one invoice's (the
+    undo of a wrong approval)."""
+    from appliance import profiles
+    from appliance.cli.common import operator_name
+
+    who = by or operator_name()
+    if invoice_id:
+        with_db(settings, lambda db: profiles.forget_invoice(db, invoice_id, who))
+        click.echo(f"vendor {vendor_id}: forgot what invoice {invoice_id} taught")
+    else:
+        count = with_db(settings, lambda db: profiles.reset(db, vendor_id, who))
+        click.echo(f"vendor {vendor_id}: forgot {count} approved invoice(s)")
 
 
 @user.command("add")

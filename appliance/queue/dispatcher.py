@@ -15,7 +15,7 @@ import time
 import uuid
 from pathlib import Path
 
-from appliance import invoices, vendors
+from appliance import invoices, profiles, vendors
 from appliance.db import Database
 from appliance.queue import jobs
 from appliance.queue.retry import RetryPolicy
@@ -150,6 +150,7 @@ class Dispatcher:
             row["vendor_id"],
             name=row["original_name"],
             templates=await vendors.templates_of(self.db, job.tenant_id),
+            profiles=await profiles.book_of(self.db, job.tenant_id),
             force_tier=row["force_tier"],
         )  # set by `appliance invoice reprocess --tier`
         log.info("job %s invoice %s attempt %d: processing", job.id, job.invoice_id, job.attempts)

@@ -57,7 +57,7 @@ from pipeline.values.parsers import detect_currency, find_dates, guess_dayfirst
 
 __all__ = ["Candidate", "FEATURES", "PROPOSERS", "candidates", "same_value"]
 
-PROPOSERS = ("template", "rules", "model")
+PROPOSERS = ("template", "rules", "model", "profile")
 NAN = float("nan")
 TOP_LINES = 12  # lines of the first page a vendor name may stand on without a rule picking it
 MAX_AMOUNT = Decimal("1e11")
@@ -68,6 +68,8 @@ _COMMON = (
     "by_template",
     "by_rules",
     "by_model",
+    "by_profile",  # the vendor's learned profile proposed it
+    "profile_support",  # approvals of the vendor that back the profile's proposal (0: another value)
     "n_proposers",
     "model_ran",
     "model_other",  # the model proposed another value
@@ -227,16 +229,22 @@ def same_value(name: str, a: Any, b: Any) -> bool:
 
 
 def candidates(
-    doc: DocumentText, rules_lines: list[dict] | None, proposals: dict[str, dict[str, Any]], *, model_ran: bool
+    doc: DocumentText,
+    rules_lines: list[dict] | None,
+    proposals: dict[str, dict[str, Any]],
+    *,
+    model_ran: bool,
+    profile_support: dict[str, int] | None = None,
 ) -> dict[str, list[Candidate]]:
     """Key field -> its candidates (maybe empty). ``proposals``: proposer (``PROPOSERS``) ->
     its normalised header fields; ``rules_lines``: the rules' line items (for the sum of the
-    lines); ``model_ran``: whether the model was asked (its silence then says something)."""
+    lines); ``model_ran``: whether the model was asked (its silence then says something);
+    ``profile_support``: field -> approvals that back the vendor profile's proposal."""
     lines = build_lines(doc)
     if lines:
         dayfirst = guess_dayfirst(doc.text)
         annotate(lines, dayfirst, not any(find_dates(line.text, dayfirst) for line in lines))
-    ctx = _Context(doc, lines, proposals, model_ran, rules_lines or [])
+    ctx = _Context(doc, lines, proposals, model_ran, rules_lines or [], profile_support or {})
     out = {
         "total_amount": _amount_candidates(ctx),
         "invoice_date": _date_candidates(ctx),
@@ -262,6 +270,7 @@ class _Context:
     proposals: dict[str, dict[str, Any]]
     model_ran: bool
     rules_lines: list[dict]
+    profile_support: dict[str, int] = field(default_factory=dict)
     medians: dict[int, float] = field(default_factory=dict)
     confidence: dict[tuple[int, int], float | None] = field(default_factory=dict)
 
@@ -284,6 +293,7 @@ def _common(ctx: _Context, cand: Candidate, count: int) -> None:
     for proposer in PROPOSERS:
         f[f"by_{proposer}"] = float(proposer in cand.sources)
     f["n_proposers"] = float(len(cand.sources))
+    f["profile_support"] = float(ctx.profile_support.get(cand.field, 0)) if "profile" in cand.sources else 0.0
     f["model_ran"] = float(ctx.model_ran)
     model, rules = ctx.proposals.get("model", {}).get(cand.field), ctx.proposals.get("rules", {}).get(cand.field)
     f["model_other"] = float(model is not None and "model" not in cand.sources)

@@ -72,6 +72,7 @@ DEFAULT_PRIORS = {
     Source.HUMAN: 0.99,
     Source.EINVOICE: 0.99,
     Source.TEMPLATE: 0.9,
+    Source.PROFILE: 0.9,
     Source.RULES: 0.75,
     Source.MODEL: 0.5,
 }

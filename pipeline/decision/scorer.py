@@ -50,7 +50,7 @@ REQUIRED_KEYS = ("invoice_date", "vendor_name", "total_amount")
 SHARE, VERIFIER = "share", "verifier"  # the calibration inputs a field may read
 VERIFIER_HEAD = ("top_raw", "top_share", "margin", "n_ranked")
 LONE_MARGIN = 5.0  # the margin of a lone candidate: far ahead of a runner-up it does not have
-_SOURCES = {"template": Source.TEMPLATE, "rules": Source.RULES, "model": Source.MODEL}
+_SOURCES = {"template": Source.TEMPLATE, "rules": Source.RULES, "model": Source.MODEL, "profile": Source.PROFILE}
 
 
 @dataclass(frozen=True)
@@ -145,7 +145,9 @@ class Scorer:
             raw = self.raw(name, found)
             order = sorted(range(len(found)), key=lambda i: (-raw[i], i))
             chosen = found[order[0]]
-            source = next((_SOURCES[s] for s in ("template", "rules", "model") if s in chosen.sources), Source.RULES)
+            source = next(
+                (_SOURCES[s] for s in ("template", "rules", "model", "profile") if s in chosen.sources), Source.RULES
+            )
             out[name] = FieldScore(
                 name,
                 chosen.value,

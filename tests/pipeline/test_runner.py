@@ -31,6 +31,7 @@ def test_the_pipeline_is_one_declared_list():
         "read text",
         "template",
         "tier 1 forced",
+        "profile",
         "rules",
         "score",
         "model",

@@ -5,6 +5,7 @@ class EvidenceSource(StrEnum):
     EINVOICE = "einvoice"
     HUMAN = "human"
     LLM = "llm"
+    PROFILE = "profile"
     RULES = "rules"
     TEMPLATE = "template"
 

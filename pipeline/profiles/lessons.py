@@ -1,0 +1,140 @@
+"""What one approved invoice teaches about its vendor (``Lesson``): the identifiers printed on
+it, the key-field values a person confirmed, and for each value found on the page the label
+it was printed under and the form it was printed in.
+
+A *label key* is how a value is found again on the vendor's next invoice: the last words
+before it on its line ("total rounded", "invoice no"), or, for a value alone on its line, the
+words of the line above prefixed with ``^``. Words are letters only, case-folded, so that
+OCR's noise in digits and punctuation does not split a habit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.profiles.identifiers import identifiers
+from pipeline.rules.labels import ID_TOKEN_RE
+from pipeline.values.money import agree, to_amount
+from pipeline.values.parsers import find_amounts, find_dates
+
+LEARNED_FIELDS = ("invoice_number", "invoice_date", "total_amount", "currency", "vendor_name")
+LABEL_WORDS = 3  # words of a label key
+WORD_RE = re.compile(r"[^\W\d_]{2,}")
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What approving invoice ``invoice_id`` taught: ``identifiers`` on its page
+    (``identifiers.identifiers``), ``values`` the confirmed key fields (JSON values: ISO date,
+    amount as a string of its decimal, str), ``labels`` per field the label keys of the lines
+    the value is printed on, ``shapes`` per field how it was printed (an id's letter/digit
+    pattern, ``A`` a letter and ``9`` a digit; a date's order, ``dmy`` or ``mdy``)."""
+
+    invoice_id: str
+    identifiers: frozenset[str] = frozenset()
+    values: dict[str, Any] = field(default_factory=dict)
+    labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    shapes: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON object of the lesson (``from_json`` reads it back)."""
+        return {
+            "invoice_id": self.invoice_id,
+            "identifiers": sorted(self.identifiers),
+            "values": self.values,
+            "labels": {k: list(v) for k, v in self.labels.items()},
+            "shapes": self.shapes,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Lesson:
+        return cls(
+            data["invoice_id"],
+            frozenset(data.get("identifiers") or ()),
+            dict(data.get("values") or {}),
+            {k: tuple(v) for k, v in (data.get("labels") or {}).items()},
+            dict(data.get("shapes") or {}),
+        )
+
+
+def learn(invoice_id: str, text: str, data: dict[str, Any]) -> Lesson:
+    """The lesson of one approved invoice: ``text`` is its whole text as read (``raw_text``),
+    ``data`` its header fields as approved (schema 2.9, corrections applied)."""
+    lines = text.splitlines()
+    values: dict[str, Any] = {}
+    labels: dict[str, tuple[str, ...]] = {}
+    shapes: dict[str, str] = {}
+    for name in LEARNED_FIELDS:
+        value = data.get(name)
+        if value is None or value == "":
+            continue
+        values[name] = str(value) if name == "total_amount" else value
+        found: list[tuple[str, str]] = []
+        if name == "total_amount":
+            found = _amount_spots(lines, to_amount(value))
+        elif name == "invoice_date":
+            found = _date_spots(lines, str(value))
+        elif name == "invoice_number":
+            found = _id_spots(lines, str(value))
+        if found:
+            labels[name] = tuple(sorted({key for key, _ in found}))
+            shapes[name] = found[0][1]
+    return Lesson(invoice_id, identifiers(text), values, labels, shapes)
+
+
+def label_key(lines: list[str], index: int, start: int) -> str:
+    """The label key of a value starting at character ``start`` of line ``index``."""
+    words = WORD_RE.findall(lines[index][:start].casefold())
+    if words:
+        return " ".join(words[-LABEL_WORDS:])
+    for above in range(index - 1, max(index - 3, -1), -1):
+        words = WORD_RE.findall(lines[above].casefold())
+        if words:
+            return "^" + " ".join(words[-LABEL_WORDS:])
+    return "^"
+
+
+def id_shape(token: str) -> str:
+    """An id's printed pattern: ``A`` per letter, ``9`` per digit, other characters kept
+    (``"INV-2023/0042"`` -> ``"AAA-9999/9999"``)."""
+    return "".join("A" if ch.isalpha() else "9" if ch.isdigit() else ch for ch in token)
+
+
+def _amount_spots(lines: list[str], amount) -> list[tuple[str, str]]:
+    if amount is None:
+        return []
+    return [
+        (label_key(lines, i, m.start), "")
+        for i, line in enumerate(lines)
+        for m in find_amounts(line)
+        if agree(abs(m.value), abs(amount))
+    ]
+
+
+def _date_spots(lines: list[str], iso: str) -> list[tuple[str, str]]:
+    out = []
+    for i, line in enumerate(lines):
+        for order, dayfirst in (("dmy", True), ("mdy", False)):
+            hits = [m for m in find_dates(line, dayfirst, loose=True) if m.iso == iso]
+            if hits:
+                out.append((label_key(lines, i, hits[0].start), order if hits[0].ambiguous else ""))
+                break
+    return out
+
+
+def _id_spots(lines: list[str], value: str) -> list[tuple[str, str]]:
+    want = _alnum(value)
+    if not want:
+        return []
+    return [
+        (label_key(lines, i, m.start()), id_shape(m.group(0).lstrip("#")))
+        for i, line in enumerate(lines)
+        for m in ID_TOKEN_RE.finditer(line)
+        if _alnum(m.group(0)) == want
+    ]
+
+
+def _alnum(value: str) -> str:
+    return re.sub(r"[\W_]+", "", value).casefold()

@@ -1,0 +1,152 @@
+"""A vendor's profile: its lessons added up (``build``), and the values it proposes on a new
+page of that vendor (``propose``).
+
+A field's *habit* is the label keys its value was printed under, each with the number of
+approved invoices that printed it there. On a new page the profile reads the field where its
+habit says (the value after the label key); it proposes a value only when every line under a
+known label key gives the same one. The vendor name is the one a person approved last (as
+corrected), the currency the one all approvals agree on. What the profile proposes is one
+source among the others: the scorer weighs it (``by_profile``, ``profile_support``), it never
+overrides the page.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.profiles.lessons import LEARNED_FIELDS, WORD_RE, Lesson, id_shape, label_key
+from pipeline.rules.labels import ID_TOKEN_RE
+from pipeline.values.parsers import find_amounts, find_dates
+
+
+@dataclass(frozen=True)
+class VendorProfile:
+    """One vendor's profile in one tenant: ``profile_id``, the ``vendor_id`` it belongs to,
+    ``name`` (the vendor name approved last), ``identifiers`` (typed identifier -> approvals
+    that showed it), ``habits`` (field -> label key -> approvals that printed the field under
+    it), ``shapes`` (field -> printed pattern -> approvals), ``values`` (field -> value ->
+    approvals; what currency and name were approved), ``invoices`` (the approved invoices it was
+    learnt from, oldest first) and ``frozen`` (an admin stopped its learning)."""
+
+    profile_id: str
+    vendor_id: str | None = None
+    name: str | None = None
+    identifiers: dict[str, int] = field(default_factory=dict)
+    habits: dict[str, dict[str, int]] = field(default_factory=dict)
+    shapes: dict[str, dict[str, int]] = field(default_factory=dict)
+    values: dict[str, dict[str, int]] = field(default_factory=dict)
+    invoices: tuple[str, ...] = ()
+    frozen: bool = False
+
+    @property
+    def approvals(self) -> int:
+        """How many approved invoices taught it."""
+        return len(self.invoices)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON object of the profile (what ``appliance vendor show`` prints)."""
+        return {
+            "profileId": self.profile_id,
+            "vendorId": self.vendor_id,
+            "name": self.name,
+            "approvals": self.approvals,
+            "frozen": self.frozen,
+            "identifiers": self.identifiers,
+            "habits": self.habits,
+            "shapes": self.shapes,
+            "values": self.values,
+            "invoices": list(self.invoices),
+        }
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A value a profile proposes for one field: ``value`` (JSON value, as ``Lesson.values``),
+    ``support`` (approvals that back it: that printed it under this label, or approved this
+    name or currency) and ``label`` (the label key it was read under, "" for name and currency)."""
+
+    value: Any
+    support: int
+    label: str = ""
+
+
+def build(
+    profile_id: str, lessons: list[Lesson], *, vendor_id: str | None = None, frozen: bool = False
+) -> VendorProfile:
+    """The profile that ``lessons`` (oldest first) add up to."""
+    identifiers: Counter[str] = Counter()
+    habits: dict[str, Counter[str]] = {}
+    shapes: dict[str, Counter[str]] = {}
+    values: dict[str, Counter[str]] = {}
+    name = None
+    for lesson in lessons:
+        identifiers.update(lesson.identifiers)
+        for key, labels in lesson.labels.items():
+            habits.setdefault(key, Counter()).update(labels)
+        for key, shape in lesson.shapes.items():
+            if shape:
+                shapes.setdefault(key, Counter())[shape] += 1
+        for key in ("vendor_name", "currency"):
+            if lesson.values.get(key):
+                values.setdefault(key, Counter())[str(lesson.values[key])] += 1
+        name = lesson.values.get("vendor_name") or name
+    return VendorProfile(
+        profile_id,
+        vendor_id,
+        name,
+        dict(identifiers),
+        {k: dict(v) for k, v in habits.items()},
+        {k: dict(v) for k, v in shapes.items()},
+        {k: dict(v) for k, v in values.items()},
+        tuple(lesson.invoice_id for lesson in lessons),
+        frozen,
+    )
+
+
+def propose(profile: VendorProfile, text: str) -> dict[str, Proposal]:
+    """Field -> what ``profile`` proposes for the page ``text`` (only fields it can read)."""
+    lines = text.splitlines()
+    out: dict[str, Proposal] = {}
+    if profile.name:
+        out["vendor_name"] = Proposal(profile.name, profile.values.get("vendor_name", {}).get(profile.name, 0))
+    currencies = profile.values.get("currency", {})
+    if len(currencies) == 1:
+        ((code, count),) = currencies.items()
+        out["currency"] = Proposal(code, count)
+    for name in LEARNED_FIELDS:
+        habit = profile.habits.get(name)
+        if not habit or name in out:
+            continue
+        found = _read(name, lines, habit, profile.shapes.get(name, {}))
+        if len({str(value) for value, _ in found}) == 1:
+            value, label = found[0]
+            out[name] = Proposal(value, max(habit[key] for _, key in found), label)
+    return out
+
+
+def _read(name: str, lines: list[str], habit: dict[str, int], shapes: dict[str, int]) -> list[tuple[Any, str]]:
+    """(value, label key) of every value of field ``name`` printed under a label key of the habit."""
+    wanted = set(habit)
+    above = {key for key in wanted if key.startswith("^")}
+    found: list[tuple[Any, str]] = []
+    for i, line in enumerate(lines):
+        if not above and not any(word in line.casefold() for key in wanted for word in WORD_RE.findall(key)[-1:]):
+            continue  # no word of any label key on the line: skip the parsing
+        if name == "total_amount":
+            spots = [(str(abs(m.value)), m.start) for m in find_amounts(line)]
+        elif name == "invoice_date":
+            dayfirst = shapes.get("dmy", 0) >= shapes.get("mdy", 0)
+            spots = [(m.iso, m.start) for m in find_dates(line, dayfirst, loose=True)]
+        else:
+            spots = [
+                (m.group(0).lstrip("#"), m.start())
+                for m in ID_TOKEN_RE.finditer(line)
+                if not shapes or id_shape(m.group(0).lstrip("#")) in shapes
+            ]
+        for value, start in spots:
+            key = label_key(lines, i, start)
+            if key in wanted:
+                found.append((value, key))
+    return found

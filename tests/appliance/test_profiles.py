@@ -1,0 +1,140 @@
+"""Vendor profiles learned from approvals, through a real server, dispatcher and SQLite file:
+an approval teaches (with and without corrections), the next invoice of the vendor is
+recognised without ``vendorId``, a new IBAN for a known vendor is flagged, forget and freeze
+undo and stop the learning, a rejection withdraws it, and one tenant's profile never reads
+another tenant's invoice. The operator CLI shows and edits a profile."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from appliance import profiles, review
+from appliance.errors import NotFound
+from tests.appliance.test_review import appliance
+from tests.support.docs import text_pdf
+
+IBAN = "DE89 3704 0044 0532 0130 00"
+OTHER_IBAN = "DE02 1203 0000 0000 2020 51"
+
+
+def invoice(number: str, total: str, iban: str = IBAN) -> bytes:
+    net = f"{float(total) / 1.19:.2f}"
+    return text_pdf(
+        [
+            "Bergmann Werkzeuge GmbH",
+            "Musterstrasse 1, 80331 Muenchen",
+            "USt-IdNr. DE136695976",
+            f"Invoice No: {number}",
+            "Invoice Date: 2024-03-05",
+            f"Subtotal {net}",
+            f"Total EUR {total}",
+            f"IBAN {iban}",
+        ]
+    )
+
+
+async def uploaded(harness, headers, pdf: bytes) -> tuple[str, dict]:
+    response = await harness.upload(headers, pdf)
+    assert response.status == 202, await response.text()
+    invoice_id = (await response.json())["invoice"]["id"]
+    return invoice_id, await harness.wait_ready(headers, invoice_id)
+
+
+async def vendor_of(harness, invoice_id: str) -> str | None:
+    row = await harness.db.fetchone("SELECT vendor_id FROM invoices WHERE id = ?", (invoice_id,))
+    return row["vendor_id"]
+
+
+async def test_an_approval_teaches_and_the_next_invoice_is_recognised(harness):
+    _, headers = await harness.tenant()
+    first, _ = await uploaded(harness, headers, invoice("R-1001", "119.00"))
+    await review.decide(harness.db, first, "approved", "alice")
+    vendor_id = await vendor_of(harness, first)
+    shown = await profiles.show(harness.db, vendor_id)
+    assert shown["approvals"] == 1 and shown["invoices"] == [first]
+    assert {"vat:DE136695976", "iban:DE89370400440532013000"} <= set(shown["identifiers"])
+    assert shown["habits"]["invoice_number"] == {"invoice no": 1}
+    assert [(e["action"], e["invoice_id"], e["by"]) for e in shown["events"]] == [("learned", first, "alice")]
+    book = await profiles.book_of(
+        harness.db, (await harness.db.fetchone("SELECT tenant_id FROM invoices WHERE id = ?", (first,)))["tenant_id"]
+    )
+    assert len(book) == 1
+    second, body = await uploaded(harness, headers, invoice("R-1002", "238.00"))
+    assert await vendor_of(harness, second) == vendor_id  # recognised by its identifiers, no vendorId
+    assert body["data"]["invoice_number"] == "R-1002"
+
+
+async def test_a_correction_teaches_the_name_as_corrected(harness):
+    _, headers = await harness.tenant()
+    first, _ = await uploaded(harness, headers, invoice("R-1", "119.00"))
+    await review.correct(harness.db, first, ["vendor_name=Bergmann Werkzeuge GmbH & Co. KG"], [], "bob")
+    await review.decide(harness.db, first, "approved", "bob")
+    shown = await profiles.show(harness.db, await vendor_of(harness, first))
+    assert shown["name"] == "Bergmann Werkzeuge GmbH & Co. KG"
+    await review.correct(harness.db, first, ["total_amount=120.00"], [], "bob")  # withdraws the approval
+    shown = await profiles.show(harness.db, await vendor_of(harness, first))
+    assert shown["approvals"] == 0 and [e["action"] for e in shown["events"]] == ["learned", "forgot"]
+
+
+async def test_a_new_iban_for_a_known_vendor_is_flagged(harness):
+    _, headers = await harness.tenant()
+    first, _ = await uploaded(harness, headers, invoice("R-1", "119.00"))
+    await review.decide(harness.db, first, "approved", "alice")
+    _, body = await uploaded(harness, headers, invoice("R-2", "119.00", iban=OTHER_IBAN))
+    assert body["processingStatus"] == "needs_review"
+    (reason,) = [e for e in body["validationErrors"] if "IBAN" in e]
+    assert "DE02120300000000202051" in reason and "bank details" in reason
+
+
+async def test_forget_freeze_and_reject(harness):
+    _, headers = await harness.tenant()
+    first, _ = await uploaded(harness, headers, invoice("R-1", "119.00"))
+    second, _ = await uploaded(harness, headers, invoice("R-2", "238.00", iban=OTHER_IBAN))
+    await review.decide(harness.db, first, "approved", "alice")
+    vendor_id = await vendor_of(harness, first)
+    await review.decide(harness.db, second, "approved", "alice")
+    assert (await profiles.show(harness.db, vendor_id))["identifiers"]["iban:DE02120300000000202051"] == 1
+    await profiles.forget_invoice(harness.db, second, "admin")  # the wrong approval's teaching goes
+    shown = await profiles.show(harness.db, vendor_id)
+    assert "iban:DE02120300000000202051" not in shown["identifiers"] and shown["invoices"] == [first]
+    await profiles.set_frozen(harness.db, vendor_id, True, "admin")
+    await review.decide(harness.db, second, "approved", "alice")  # frozen: learns nothing
+    assert (await profiles.show(harness.db, vendor_id))["invoices"] == [first]
+    await profiles.set_frozen(harness.db, vendor_id, False, "admin")
+    await review.decide(harness.db, first, "rejected", "alice")  # a rejection withdraws the lesson
+    assert (await profiles.show(harness.db, vendor_id))["approvals"] == 0
+    with pytest.raises(NotFound):
+        await profiles.forget_invoice(harness.db, first, "admin")  # it teaches nothing now
+
+
+async def test_a_profile_never_reads_another_tenants_invoice(harness):
+    _, headers_a = await harness.tenant(name="a")
+    _, headers_b = await harness.tenant(name="b")
+    first, _ = await uploaded(harness, headers_a, invoice("R-1", "119.00"))
+    await review.decide(harness.db, first, "approved", "alice")
+    other, body = await uploaded(harness, headers_b, invoice("R-2", "119.00", iban=OTHER_IBAN))
+    assert await vendor_of(harness, other) != await vendor_of(harness, first)
+    assert not any("IBAN" in e for e in body["validationErrors"])  # tenant a's profile was not consulted
+
+
+async def test_the_cli_shows_freezes_and_forgets(harness, tmp_path):
+    _, headers = await harness.tenant()
+    first, _ = await uploaded(harness, headers, invoice("R-1", "119.00"))
+    await review.decide(harness.db, first, "approved", "alice")
+    vendor_id = await vendor_of(harness, first)
+    result = await appliance(tmp_path, "vendor", "show", vendor_id)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["profile"]["invoices"] == [first]
+    result = await appliance(tmp_path, "vendor", "freeze", vendor_id, "--by", "carol")
+    assert result.returncode == 0 and "frozen" in result.stdout
+    result = await appliance(tmp_path, "vendor", "forget", vendor_id, "--by", "carol")
+    assert result.returncode == 0 and "forgot 1 approved invoice(s)" in result.stdout
+    events = json.loads((await appliance(tmp_path, "vendor", "show", vendor_id)).stdout)["profile"]["events"]
+    assert [(e["action"], e["by"]) for e in events][-2:] == [("froze", "carol"), ("reset", "carol")]
+    result = await appliance(tmp_path, "vendor", "forget", vendor_id, "--invoice", first)
+    assert result.returncode != 0 and "taught no vendor profile" in result.stderr
+    _, headers_b = await harness.tenant(name="b")
+    result = await appliance(tmp_path, "vendor", "freeze", "00000000-0000-4000-8000-000000000000")
+    assert result.returncode != 0 and "no learned profile" in result.stderr

@@ -1,0 +1,150 @@
+"""Vendor profiles without a database: identifiers found on a page, what an approval teaches,
+what the profile proposes on the vendor's next page, and how a page is matched (or refused)."""
+
+from __future__ import annotations
+
+from pipeline.context import JobContext
+from pipeline.profiles.book import ProfileBook
+from pipeline.profiles.identifiers import identifiers
+from pipeline.profiles.lessons import id_shape, label_key, learn
+from pipeline.profiles.profile import build, propose
+from pipeline.steps import Work, profile_reasons, profile_step
+
+IBAN = "DE89370400440532013000"
+OTHER_IBAN = "DE02120300000000202051"
+
+
+def receipt(number: str, day: str, total: str, cash: str, iban: str = IBAN) -> str:
+    return "\n".join(
+        [
+            "TEO HENG STATIONERY & BOOKS",
+            "(1234567-X)",
+            "Tel: 03-5522 1234",
+            "Invoice No: " + number,
+            "Date: " + day + " 10:33",
+            "Pencil 2 1.00 2.00",
+            "TOTAL ROUNDED: " + total,
+            "CASH " + cash,
+            "IBAN " + iban,
+        ]
+    )
+
+
+FIRST = receipt("CS00012345", "05/01/2017", "39.00", "50.00")
+FIRST_DATA = {
+    "vendor_name": "TEO HENG STATIONERY & BOOKS",
+    "invoice_number": "CS00012345",
+    "invoice_date": "2017-01-05",
+    "total_amount": 39.0,
+    "currency": "MYR",
+}
+
+
+def test_identifiers_are_typed_and_checked():
+    text = (
+        "ACME GmbH, USt-IdNr. DE136695976, IBAN DE89 3704 0044 0532 0130 00\n"
+        "Co. Reg. No: 200301012345 (1234567-X)\n"
+        "billing@acme-tools.de, www.acme-tools.de, someone@gmail.com, Tel: +49 89 1234 5678\n"
+        "IBAN DE00370400440532013000"  # wrong check digits: no IBAN
+    )
+    found = identifiers(text)
+    assert {
+        f"iban:{IBAN}",
+        "vat:DE136695976",
+        "reg:200301012345",
+        "reg:1234567X",
+        "email:acme-tools.de",
+        "web:acme-tools.de",
+        "phone:912345678",
+    } <= found
+    assert not any("gmail" in i for i in found)  # a free mail domain names nobody
+    assert "iban:DE00370400440532013000" not in found
+
+
+def test_a_lesson_records_where_each_confirmed_value_is_printed():
+    lesson = learn("inv-1", FIRST, FIRST_DATA)
+    assert lesson.labels == {
+        "invoice_number": ("invoice no",),
+        "invoice_date": ("date",),
+        "total_amount": ("total rounded",),
+    }  # not "cash": 50.00 is no total
+    assert lesson.shapes["invoice_number"] == "AA99999999" and lesson.shapes["invoice_date"] == "dmy"
+    assert f"iban:{IBAN}" in lesson.identifiers and lesson.values["vendor_name"] == FIRST_DATA["vendor_name"]
+    assert label_key(["Total", "39.00"], 1, 0) == "^total"  # a value alone on its line: the line above
+    assert id_shape("INV-2023/0042") == "AAA-9999/9999"
+
+
+def test_the_profile_reads_the_next_receipt_where_the_vendor_prints_it():
+    profile = build("p", [learn("inv-1", FIRST, FIRST_DATA)], vendor_id="v")
+    # 03/02 is ambiguous: the vendor's habit (day first) settles it
+    proposed = propose(profile, receipt("CS00012999", "03/02/2017", "12.50", "20.00"))
+    values = {name: p.value for name, p in proposed.items()}
+    assert values == {
+        "vendor_name": "TEO HENG STATIONERY & BOOKS",
+        "currency": "MYR",
+        "invoice_number": "CS00012999",
+        "invoice_date": "2017-02-03",
+        "total_amount": "12.50",
+    }
+    assert proposed["total_amount"].support == 1 and proposed["total_amount"].label == "total rounded"
+
+
+def test_two_readings_under_the_vendors_label_propose_nothing():
+    profile = build("p", [learn("inv-1", FIRST, FIRST_DATA)])
+    page = receipt("CS1", "05/01/2017", "39.00", "50.00") + "\nTOTAL ROUNDED: 41.00"
+    assert "total_amount" not in propose(profile, page)
+
+
+def test_a_page_matches_by_identifiers_not_by_a_phone_alone():
+    profile = build("p", [learn("inv-1", FIRST, FIRST_DATA)], vendor_id="v")
+    book = ProfileBook((profile,))
+    match = book.match(identifiers(receipt("CS2", "06/01/2017", "5.00", "5.00")))
+    assert match is not None and match.profile.profile_id == "p" and match.weight >= 2
+    assert book.match(frozenset({"phone:355221234"})) is None
+    assert book.match(frozenset(), vendor_id="v").profile.profile_id == "p"  # the upload's vendorId
+    assert ProfileBook().match(identifiers(FIRST)) is None
+
+
+def test_an_identifier_two_profiles_hold_names_nobody():
+    ours = "vat:DE811907980"  # the tenant's own VAT id, printed in every supplier's bill-to block
+    a = build("a", [learn("1", FIRST + "\nBill to: DE811907980", FIRST_DATA)])
+    other_text = "Other Shop Sdn Bhd\n(7654321-A)\nBill to: DE811907980\nTOTAL 5.00"
+    b = build("b", [learn("2", other_text, {"vendor_name": "Other Shop Sdn Bhd", "total_amount": 5})])
+    book = ProfileBook((a, b))
+    assert ours in a.identifiers and ours not in book.index
+    assert book.match(frozenset({ours})) is None
+    assert book.match(identifiers(other_text)).profile.profile_id == "b"
+
+
+def test_a_new_iban_for_a_known_vendor_is_a_reason_to_look():
+    book = ProfileBook((build("p", [learn("inv-1", FIRST, FIRST_DATA)], vendor_id="v"),))
+    page = receipt("CS3", "07/01/2017", "9.90", "10.00", iban=OTHER_IBAN)
+    match = book.match(identifiers(page))
+    assert match is not None and match.contradicts == (f"iban:{OTHER_IBAN}",)
+    (reason,) = profile_reasons(match)
+    assert OTHER_IBAN in reason and IBAN in reason and "bank details" in reason
+    assert profile_reasons(book.match(identifiers(FIRST))) == [] and profile_reasons(None) == []
+
+
+def test_forgetting_a_lesson_removes_what_it_taught():
+    second = receipt("CS00012999", "03/02/2017", "12.50", "20.00", iban=OTHER_IBAN)
+    lessons = [learn("inv-1", FIRST, FIRST_DATA), learn("inv-2", second, {**FIRST_DATA, "total_amount": 12.5})]
+    both = build("p", lessons)
+    assert both.identifiers[f"iban:{OTHER_IBAN}"] == 1 and both.approvals == 2
+    first_only = build("p", lessons[:1])
+    assert f"iban:{OTHER_IBAN}" not in first_only.identifiers and first_only.invoices == ("inv-1",)
+
+
+def test_the_profile_step_matches_and_proposes():
+    from pipeline.document import DocumentText, Line, Page
+
+    profile = build("p", [learn("inv-1", FIRST, FIRST_DATA)], vendor_id="v")
+    page_text = receipt("CS7", "08/01/2017", "7.00", "10.00")
+    lines = tuple(
+        Line(text, (0, 20.0 * i, 300, 20.0 * i + 12), confidence=0.99) for i, text in enumerate(page_text.splitlines())
+    )
+    doc = DocumentText([Page(1, 300, 600, lines, source="ocr")])
+    work = Work(JobContext("x", "image/png", profiles=ProfileBook((profile,))), doc=doc)
+    profile_step(work, None)
+    assert work.profile.profile.profile_id == "p" and work.vendor_id == "v"
+    assert work.profile_proposals["total_amount"].value == "7.00"
