@@ -511,6 +511,11 @@ def routing_reason(work: Work, kit: Kit, decisions: dict[str, Decision], chosen:
     else:
         forced = f"tier {work.ctx.force_tier} forced" if work.ctx.force_tier in (1, 2) else None
         reason = f"{forced or work.xml_note or 'no e-invoice XML'}, {_template_note(work)}; text from {kinds}"
+    if work.profile is not None:
+        shared = ", ".join(work.profile.shared) or "vendorId"
+        proposed = ", ".join(sorted(work.profile_proposals)) or "nothing"
+        approvals = work.profile.profile.approvals
+        reason += f"; vendor profile of {approvals} approval(s) matched by {shared}, proposed {proposed}"
     if work.scores is not None:
         p = document_probability(work.scores, _template_keys(work))
         model = "asked" if work.answer is not None else "not asked"

@@ -243,14 +243,17 @@ def _customer(plan: Plan, fake) -> Party:
     return Party(name, _postal(fake, rng, plan.country, plan.lang))
 
 
-def _number(rng: random.Random, kind: str, lang: str, issued: date) -> str:
+def _number(rng: random.Random, kind: str, lang: str, issued: date, scheme: random.Random | None = None) -> str:
+    """A document number; ``scheme`` (a vendor's, fresh for each of its documents) picks the
+    pattern and prefix, so that one vendor numbers alike."""
     y, n = issued.year, rng.randrange(1, 99999)
+    pick = scheme or rng
     if lang == "zh" and kind != "receipt":
-        return f"{rng.randrange(10**7, 10**8):08d}" if rng.random() < 0.7 else f"{rng.randrange(10**19, 10**20)}"
+        return f"{rng.randrange(10**7, 10**8):08d}" if pick.random() < 0.7 else f"{rng.randrange(10**19, 10**20)}"
     prefix = {"credit_note": ("CN", "GS", "AV", "NC", "CR"), "receipt": ("R", "CS", "OR", "B")}.get(
         kind, ("INV", "RE", "F", "FA", "IV")
     )
-    p = rng.choice(prefix)
+    p = pick.choice(prefix)
     patterns = (
         f"{p}-{y}-{n:05d}",
         f"{y}{n:05d}",
@@ -263,7 +266,7 @@ def _number(rng: random.Random, kind: str, lang: str, issued: date) -> str:
     )
     if lang == "th":
         patterns += (f"{p}{y + 543}/{n:05d}", f"IV{(y + 543) % 100}{issued.month:02d}-{n % 10000:04d}")
-    return rng.choice(patterns)
+    return pick.choice(patterns)
 
 
 def _quantity(rng: random.Random, unit: str) -> Decimal:
@@ -501,7 +504,19 @@ def _currency_display(rng: random.Random, code: str, lang: str) -> Cur:
     return Cur(code, symbol, mode)
 
 
-def _plan(index: int, seed: int, lang: str, kind: str) -> Plan:
+# What stays the same on every document of one vendor (``generate_series``): the print's look
+# and the parties; the rest (number, dates, items, amounts, payments) is drawn per document.
+_HOUSE_ATTRS = ("style", "layout", "country", "fmt", "cur", "label", "units", "date_style")
+_HOUSE_SHOWS = (
+    "tax_id", "email", "phone", "web", "country", "rate_in_label", "tax_base", "bank", "thanks",
+    "currency_line", "table_currency", "brand_over_name", "cur_rows", "disc_as_pct", "terms_in_meta",
+)  # fmt: skip
+
+
+def _plan(index: int, seed: int, lang: str, kind: str, house: Plan | None = None, series: int | None = None) -> Plan:
+    """Document ``index``'s plan; with ``house`` (the first document of its vendor), the print's
+    look and the parties are the house's (``_HOUSE_ATTRS``, ``_HOUSE_SHOWS``); ``series`` (the
+    vendor's number) fixes the numbering scheme."""
     rng = random.Random(f"synth:{seed}:{index}")
     style = "my" if lang == "en" and kind == "receipt" and rng.random() < 0.8 else lang
     country = COUNTRIES["MY" if style == "my" else rng.choice(LANG_COUNTRIES[lang])]
@@ -533,15 +548,24 @@ def _plan(index: int, seed: int, lang: str, kind: str) -> Plan:
         cur=cur,
         label=label,
         units=units,
-        number=_number(rng, kind, lang, issued),
+        number=_number(
+            rng, kind, lang, issued, random.Random(f"synth-scheme:{seed}:{series}") if series is not None else None
+        ),
         issued=issued,
         date_style=rng.choice(DATE_STYLES["my" if style == "my" else lang]),
     )
     if plan.date_style == "mdy/" and country.code != "US":
         plan.date_style = "dmy/"
-    if country.code == "US":
+    if house is not None:
+        for name in _HOUSE_ATTRS:
+            setattr(plan, name, getattr(house, name))
+        country = plan.country
+    elif country.code == "US":
         _drop_vat_words(plan)
-    _people(plan)
+    if house is None:
+        _people(plan)
+    else:
+        plan.vendor, plan.customer = house.vendor, house.customer
     plan.show["reverse"] = (
         kind == "invoice" and country.code in ("DE", "FR", "NL", "BE", "AT", "ES", "IT") and rng.random() < 0.04
     )
@@ -553,6 +577,8 @@ def _plan(index: int, seed: int, lang: str, kind: str) -> Plan:
     plan.negative = kind == "credit_note" and rng.random() < 0.5
     plan.cols = _columns(plan)
     _visibility(plan)
+    if house is not None:
+        plan.show.update({key: house.show[key] for key in _HOUSE_SHOWS})
     plan.meta = _meta(plan)
     return plan
 
@@ -700,6 +726,23 @@ def generate(n: int, seed: int) -> list[SynthDoc]:
         plan = _plan(index, seed, langs[index % len(langs)], kinds[index % len(kinds)])
         docs.append(SynthDoc(plan.stem, plan.lang, plan.kind, truth_of(plan), render(plan)))
     return docs
+
+
+def generate_series(vendors: int, per_vendor: int, seed: int) -> list[list[SynthDoc]]:
+    """Documents of repeat vendors: ``vendors`` lists of ``per_vendor`` documents, each list one
+    vendor (one layout, labels, formats and parties; other numbers, dates, items and amounts on
+    each document), invoices and receipts in turn; deterministic for the arguments. Stems are
+    ``synth-<vendor * 1000 + n>-<lang>``."""
+    cycle = random.Random(f"synth-series:{seed}")
+    langs = list(_LANG_CYCLE)
+    cycle.shuffle(langs)
+    out = []
+    for vendor in range(vendors):
+        lang, kind = langs[vendor % len(langs)], ("invoice", "receipt")[vendor % 2]
+        house = _plan(vendor * 1000, seed, lang, kind, series=vendor)
+        plans = [house] + [_plan(vendor * 1000 + n, seed, lang, kind, house, vendor) for n in range(1, per_vendor)]
+        out.append([SynthDoc(p.stem, p.lang, p.kind, truth_of(p), render(p)) for p in plans])
+    return out
 
 
 def scan(pdf: bytes, seed: int, dpi: int = 200) -> bytes:

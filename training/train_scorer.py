@@ -93,6 +93,7 @@ PARAMS = {
     **_DETERMINISTIC,
 }
 ROUNDS = 200
+MIN_BACKED = 30  # profile-backed top candidates a field needs for its own calibration (backed_steps)
 # The verifier (is the ranker's top candidate right?): small trees, few rounds; its inputs are
 # out-of-fold ranking scores of a few hundred documents per field.
 VERIFIER_PARAMS = {
@@ -407,7 +408,8 @@ def out_of_fold(groups: list[Group]) -> None:
 
 def cross_calibrated(groups: list[Group], kind: str) -> dict[tuple[str, str, str], float]:
     """(key, variant, field) -> the out-of-fold top candidate's probability: its calibration
-    input ``kind`` through an isotonic map fitted on the other folds' top candidates."""
+    input ``kind`` through an isotonic map fitted on the other folds' top candidates (those the
+    vendor profile backs through their own map, ``backed_steps``, where there are enough)."""
     out = {}
     for name in KEY_FIELDS:
         mine = [g for g in groups if g.field == name]
@@ -418,10 +420,32 @@ def cross_calibrated(groups: list[Group], kind: str) -> dict[tuple[str, str, str
                 if others
                 else ([], [])
             )
+            own = backed_steps(others, kind)
             for g in mine:
                 if g.fold == fold:
-                    out[(g.key, g.variant, name)] = float(np.interp(calibration_input(g, kind), xs, ys)) if xs else 0.0
+                    bx, by = own if own is not None and backed(g) else (xs, ys)
+                    out[(g.key, g.variant, name)] = float(np.interp(calibration_input(g, kind), bx, by)) if bx else 0.0
     return out
+
+
+def backed(group: Group) -> bool:
+    """Whether the vendor profile proposed a group's top candidate (``by_profile``)."""
+    column = FEATURES[group.field].index("by_profile")
+    return bool(len(group.raw)) and group.vectors[int(np.argmax(group.raw)), column] > 0
+
+
+def backed_steps(groups: list[Group], kind: str) -> tuple[list[float], list[float]] | None:
+    """The isotonic steps of the labelled ``groups`` whose top candidate the vendor profile
+    backs (``backed``), None when fewer than ``MIN_BACKED``: a profile's agreement is evidence the
+    field-wide map does not see. Capped at the rule of succession, (right + 1) / (n + 2), so
+    that a few hundred agreements never claim certainty."""
+    mine = [g for g in groups if backed(g)]
+    if len(mine) < MIN_BACKED:
+        return None
+    right = [top(g)[1] for g in mine]
+    xs, ys = isotonic([calibration_input(g, kind) for g in mine], right)
+    cap = round((sum(right) + 1) / (len(mine) + 2), 6)
+    return xs, [min(y, cap) for y in ys]
 
 
 def brier(groups: list[Group], probs: dict) -> float:
@@ -598,6 +622,9 @@ def fit(groups: list[Group], docs: list[TrainDoc]) -> tuple[dict[str, Any], dict
         mine = [g for g in groups if g.field == name and g.labelled]
         xs, ys = isotonic([calibration_input(g, inputs[name]) for g in mine], [top(g)[1] for g in mine])
         fields[name] = {"x": xs, "y": ys, "input": inputs[name]}
+        own = backed_steps(mine, inputs[name])
+        if own is not None:
+            fields[name]["backed"] = {"x": own[0], "y": own[1]}
         models[name] = train_booster(mine).model_to_string()
         if inputs[name] == VERIFIER:
             models[f"{name}.verifier"] = train_verifier(mine).model_to_string()

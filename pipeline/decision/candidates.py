@@ -342,6 +342,8 @@ def _add_proposals(ctx: _Context, name: str, cands: list[Candidate]) -> None:
             hit = locate(value, ctx.doc, name)
             match = Candidate(name, value, evidence={"page": hit[0], "bbox": hit[1], "text": hit[2]} if hit else None)
             cands.append(match)
+        elif proposer == "profile" and name == "vendor_name":
+            match.value = value  # the name as a person approved it, not OCR's spelling of it
         match.sources.add(proposer)
 
 

@@ -10,7 +10,9 @@ softmax over the scores (``top_share``: how far it stands out), or a second Ligh
 candidate's own features (``verifier_features``): a lone name in the bill-to block stands out
 among poor candidates, yet is no vendor. Either input is mapped to a probability by an isotonic
 calibration fitted out of fold (grouped by shop, producer or synthetic document) on the training
-data, never on the dev set; stacked generalisation (Wolpert, 1992) is the pattern. A
+data, never on the dev set; stacked generalisation (Wolpert, 1992) is the pattern. A value the
+tenant's vendor profile proposed (``pipeline.profiles``) is calibrated on such values where the
+training had enough of them (``calibration.json``: ``backed``). A
 document's probability that
 all its key fields are right is the product of its fields' probabilities; it completes when that
 reaches the threshold fitted on the folds for the operator's target precision
@@ -85,6 +87,11 @@ class Scorer:
         self.steps = {
             name: (np.array(c["x"], float), np.array(c["y"], float)) for name, c in calibration["fields"].items()
         }
+        self.backed_steps = {  # the steps of candidates the vendor profile proposed, where fitted
+            name: (np.array(c["backed"]["x"], float), np.array(c["backed"]["y"], float))
+            for name, c in calibration["fields"].items()
+            if "backed" in c
+        }
         self.inputs = {name: c.get("input", SHARE) for name, c in calibration["fields"].items()}
         self.thresholds: dict[str, float] = dict(calibration["thresholds"])
         self.ask_floors: dict[str, float] = dict(calibration.get("ask_floors", {}))
@@ -129,10 +136,12 @@ class Scorer:
             return float(self.verifiers[name].predict(np.array([verifier_features(raw, chosen.vector())]))[0])
         return top_share(raw)
 
-    def calibrated(self, name: str, value: float) -> float:
+    def calibrated(self, name: str, value: float, backed: bool = False) -> float:
         """The probability that a top candidate is right, from its calibration input
-        (``calibration_input``) through the field's isotonic steps."""
-        xs, ys = self.steps[name]
+        (``calibration_input``) through the field's isotonic steps, or, for a candidate the
+        vendor profile proposed (``backed``), the steps fitted on such candidates where the
+        training had enough of them."""
+        xs, ys = self.backed_steps.get(name, self.steps[name]) if backed else self.steps[name]
         return float(np.interp(value, xs, ys)) if len(xs) else 0.0
 
     def score(self, cands: dict[str, list[Candidate]]) -> dict[str, FieldScore]:
@@ -151,7 +160,7 @@ class Scorer:
             out[name] = FieldScore(
                 name,
                 chosen.value,
-                round(self.calibrated(name, self.calibration_input(name, raw, chosen)), 4),
+                round(self.calibrated(name, self.calibration_input(name, raw, chosen), "profile" in chosen.sources), 4),
                 source,
                 chosen,
                 found[order[1]] if len(order) > 1 else None,

@@ -24,15 +24,19 @@ FREE_MAIL = frozenset(
 _IBAN_SHAPE = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b")
 # A registration number after its label (Co. Reg., ROC, SSM, GST ID, Steuernummer, SIRET, KvK...).
 _REG_LABEL = re.compile(
-    r"(?<![a-z])(?:co(?:mpany)?\W*(?:r[ef]g\w*|n[o0])|reg(?:istration)?\W*n[o0]|roc|ssm|br\W*n[o0]|gst\W*(?:id|reg\w*)"
-    r"|sst\W*(?:id|reg\w*)|tax\W*id|tin|steuer\W*(?:nr|nummer)|st\.?\W*nr|siret|siren|kvk|abn|ein|hrb)"
-    r"(?:\W*(?:n[o0]|nr|number|#))?\W{0,4}([A-Z0-9][A-Z0-9 ./-]{3,20}[A-Z0-9])",
+    r"(?<![a-z])(?:co(?:mpany)?\W*(?:r[ef]g\w*|n[o0])|reg(?:istration)?\W*n[o0]|roc|ssm|br\W*n[o0]|gst(?:\W*(?:[il1]d|r[e3][g9]\w*))?"
+    r"|sst(?:\W*(?:id|reg\w*))?|tax\W*id|tin|steuer\W*(?:nr|nummer)|st\.?\W*nr|siret|siren|kvk|abn|ein|hrb)"
+    r"(?:\W*(?:n[o0]|nr|number|#))?\W{0,4}([A-Z0-9](?:[A-Z0-9./-]|\s(?=\d)){3,20}[A-Z0-9])",
     re.I,
 )
-# A Malaysian company number printed alone, in brackets after the name: "(1234567-X)".
-_MY_COMPANY = re.compile(r"\(\s*(\d{5,8}\s?-\s?[A-Z])\s*\)")
+# A Malaysian company number printed alone, in brackets after the name: "(1234567-X)", as OCR
+# reads it too ("(65351--M)", "(1074617K)").
+_MY_COMPANY = re.compile(r"\(\s*(\d{5,12}\s?-{0,2}\s?[A-Z])\s*\)")
+_AMOUNT = re.compile(r"\d[.,]\d{2}(?!\d)")  # "GST 12.00 0.72" is a tax line, not a GST number
 _URL = re.compile(r"(?:https?://)?(?:www\.)([a-z0-9-]+(?:\.[a-z0-9-]+)+)", re.I)
-_PHONE = re.compile(r"(?<![a-z])(?:tel|phone|telefon|fon|fax|hp|t|f)\b\.?\W{0,3}(\+?[\d ()/.-]{8,20}\d)", re.I)
+_PHONE = re.compile(
+    r"(?<![a-z])(?:te[l1]|phone|telefon|fon|fax|hp|t|f)\b\.?(?:\s*n[o0]\.?)?\W{0,3}(\+?[\d ()/.-]{8,20}\d)", re.I
+)
 
 
 def identifiers(text: str) -> frozenset[str]:
@@ -52,10 +56,12 @@ def identifiers(text: str) -> frozenset[str]:
             found.add(f"vat:{compact}")
     for match in _REG_LABEL.finditer(text):
         compact = _compact(match.group(1))
+        if _AMOUNT.search(match.group(1)):
+            continue
         if sum(ch.isdigit() for ch in compact) >= 4 and f"vat:{compact}" not in found:
-            found.add(f"reg:{compact}")
+            found.add(f"reg:{_digits_read(compact)}")
     for match in _MY_COMPANY.finditer(text):
-        found.add(f"reg:{_compact(match.group(1))}")
+        found.add(f"reg:{_digits_read(_compact(match.group(1)))}")
     for match in EMAIL_RE.finditer(text):
         domain = match.group(0).rsplit("@", 1)[1].lower().rstrip(".")
         if domain not in FREE_MAIL and "." in domain:
@@ -72,6 +78,19 @@ def identifiers(text: str) -> frozenset[str]:
 def weight(identifier: str) -> int:
     """The weight of one typed identifier (``WEIGHTS``; 0 for an unknown kind)."""
     return WEIGHTS.get(identifier.split(":", 1)[0], 0)
+
+
+# Letters OCR reads for digits: in a number that is mostly digits they were digits.
+_AS_DIGIT = str.maketrans("OQDILSBZ", "00011582")
+
+
+def _digits_read(compact: str) -> str:
+    """A registration number as printed, OCR's letter-for-digit readings undone ("86Q671D" ->
+    "860671D"): in a number of mostly digits every letter but a last check letter is a digit."""
+    body, tail = compact[:-1], compact[-1:]
+    if sum(ch.isdigit() for ch in compact) < 0.6 * len(compact):
+        return compact
+    return body.translate(_AS_DIGIT) + tail
 
 
 def _compact(value: str) -> str:

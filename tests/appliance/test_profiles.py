@@ -13,6 +13,8 @@ import pytest
 from appliance import profiles, review
 from appliance.errors import NotFound
 from tests.appliance.test_review import appliance
+from tests.conftest import DATASETS, make_settings, needs_datasets
+from tests.models.test_e2e_models import model_sections
 from tests.support.docs import text_pdf
 
 IBAN = "DE89 3704 0044 0532 0130 00"
@@ -138,3 +140,40 @@ async def test_the_cli_shows_freezes_and_forgets(harness, tmp_path):
     _, headers_b = await harness.tenant(name="b")
     result = await appliance(tmp_path, "vendor", "freeze", "00000000-0000-4000-8000-000000000000")
     assert result.returncode != 0 and "no learned profile" in result.stderr
+
+
+@pytest.mark.model
+@pytest.mark.slow
+@needs_datasets
+async def test_a_real_shops_third_receipt_is_read_with_what_two_approvals_taught(harness_factory, tmp_path):
+    """Three real receipts of one shop (SROIE, training set) through the real OCR and the bundled
+    scorer: a clerk corrects what is wrong from the truth and approves; the second and third are
+    recognised as the shop's by its registration numbers, and the third gets the approved name."""
+    settings = make_settings(
+        tmp_path, model_sections("ppocr", "llama_cpp", review={"scorer": True, "ask_model": "never"})
+    )
+    harness = await harness_factory(settings)
+    _, headers = await harness.tenant()
+    shop = DATASETS / "train" / "sroie"
+    vendors, bodies = [], []
+    for stem in ("108", "109", "110"):  # LIM SENG THO HARDWARE TRADING
+        truth = json.loads((shop / f"{stem}.json").read_text())
+        response = await harness.upload(
+            headers, (shop / f"{stem}.jpg").read_bytes(), filename=f"{stem}.jpg", content_type="image/jpeg"
+        )
+        invoice_id = (await response.json())["invoice"]["id"]
+        body = await harness.wait_ready(headers, invoice_id, timeout=300)
+        bodies.append(body)
+        vendors.append(await vendor_of(harness, invoice_id))
+        fixes = [
+            f"{k}={truth[k]}"
+            for k in ("vendor_name", "invoice_date", "total_amount")
+            if truth.get(k) is not None and body["data"].get(k) != truth[k]
+        ]
+        if fixes:
+            await review.correct(harness.db, invoice_id, fixes, [], "clerk")
+        await review.decide(harness.db, invoice_id, "approved", "clerk")
+    assert vendors[0] is not None and vendors == [vendors[0]] * 3
+    assert bodies[2]["data"]["vendor_name"] == "LIM SENG THO HARDWARE TRADING"
+    shown = await profiles.show(harness.db, vendors[0])
+    assert shown["approvals"] == 3 and {"reg:002231061T"} <= set(shown["identifiers"])

@@ -157,3 +157,20 @@ def test_the_command_writes_the_same_documents_whatever_the_hash_seed(tmp_path):
         subprocess.run(command, check=True, env=env, cwd=REPO, capture_output=True)
         outputs.append(sorted((path.name, path.read_bytes()) for path in out.iterdir()))
     assert outputs[0] == outputs[1]
+
+
+def test_a_vendor_series_keeps_the_party_look_and_numbering_and_varies_the_rest():
+    from pipeline.profiles.lessons import id_shape
+    from training.synth import generate_series
+
+    series = generate_series(3, 4, seed=5)
+    assert [len(docs) for docs in series] == [4, 4, 4]
+    assert [[d.stem for d in docs] for docs in generate_series(3, 4, seed=5)] == [
+        [d.stem for d in docs] for docs in series
+    ]
+    for docs in series:
+        truths = [d.truth for d in docs]
+        assert len({t["vendor_name"] for t in truths}) == 1 and len({t["vendor_tax_id"] for t in truths}) == 1
+        assert len({t["currency"] for t in truths}) == 1 and len({d.kind for d in docs}) == 1
+        assert len({t["invoice_number"] for t in truths}) == 4 and len({t["total_amount"] for t in truths}) > 1
+        assert len({id_shape(t["invoice_number"]) for t in truths}) == 1  # one numbering scheme

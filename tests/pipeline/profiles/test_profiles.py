@@ -58,6 +58,11 @@ def test_identifiers_are_typed_and_checked():
         "phone:912345678",
     } <= found
     assert not any("gmail" in i for i in found)  # a free mail domain names nobody
+    # as OCR reads receipts: letters for digits, a doubled dash, "1D" for "ID", a tax line
+    ocr = identifiers(
+        "(CO.RFG : 86Q671-D)\n(65351--M)\nGST 1D: 000381399040\nGST 12.00 0.72\nGST ID: 0015317606 TAX INVOICE"
+    )
+    assert ocr == {"reg:860671D", "reg:65351M", "reg:000381399040", "reg:0015317606"}
     assert "iban:DE00370400440532013000" not in found
 
 

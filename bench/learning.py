@@ -1,0 +1,275 @@
+"""Learning-stream benchmark (issue "Every approval teaches the appliance the vendor"): documents
+grouped by vendor, in order, through a real ``appliance serve`` and its HTTP API; after each one
+a simulated clerk corrects the wrong key fields from the truth and approves, as a person would.
+
+    scripts/bench-learning [--datasets ../shared/datasets] [--vendors 8] [--per-vendor 10]
+                           [--seed 77] [--no-baseline] [--streams "synth pdf,synth scan"]
+                           [--out bench/results/learning.md]
+
+Streams (each one vendor's documents, in file order):
+
+- ``sroie train``: the receipts of the shops that repeat at least three times in
+  ``datasets/train/sroie`` (the scorer's training set: its figures are optimistic);
+- ``sroie dev``: the shops of the dev set's receipts that repeat;
+- ``synth pdf`` and ``synth scan``: ``--vendors`` synthetic vendors of
+  ``training.synth.generate_series`` (a seed the scorer never saw), ``--per-vendor`` documents
+  each, as text-layer PDFs and as noisy scans.
+
+The clerk works in-process on the server's SQLite file through ``appliance.review`` (what the
+review page and ``appliance invoice correct|approve`` call). A document is *right* when every
+key field its truth has is right by ``../shared/bench/score.py``'s ``field_ok``. Per position of
+a document in its vendor's stream (1st, 2nd, 3rd-5th, 6th+) the report gives the completed share
+and completed precision, with learning and, unless ``--no-baseline``, on a second tenant whose
+clerk never approves (the appliance without profiles), and the seconds from upload to ready.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.accuracy import load_score_module
+from bench.datasets import DATASETS
+from bench.server import ServerProcess, write_config
+from bench.tenants import create_tenant
+
+ROOT = Path(__file__).resolve().parents[1]
+KEY_FIELDS = ("invoice_number", "invoice_date", "vendor_name", "currency", "total_amount")
+STREAMS = ("sroie train", "sroie dev", "synth pdf", "synth scan")
+BUCKETS = (("1st", 1, 1), ("2nd", 2, 2), ("3rd-5th", 3, 5), ("6th+", 6, 10**6))
+MEDIA = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".pdf": "application/pdf"}
+
+
+@dataclass(frozen=True)
+class StreamDoc:
+    """One document of a vendor's stream: its ``name``, bytes, media type and truth."""
+
+    name: str
+    data: bytes
+    content_type: str
+    truth: dict
+
+
+@dataclass
+class Outcome:
+    """What one document of a stream came back as: position in its vendor's stream (1-based),
+    ``processingStatus``, whether its key fields were right, seconds upload to ready."""
+
+    stream: str
+    vendor: str
+    position: int
+    status: str
+    right: bool
+    seconds: float
+    learning: bool
+    errors: tuple[str, ...] = ()
+    routing: str = ""
+
+
+def repeat_shops(folder: Path, least: int) -> list[tuple[str, list[StreamDoc]]]:
+    """The receipts of ``folder`` grouped by the vendor name of their truth (letters and digits
+    compared), shops with at least ``least`` receipts, in file order."""
+    shops: dict[str, list[StreamDoc]] = defaultdict(list)
+    for truth_path in sorted(folder.glob("*.json")):
+        if truth_path.name == "manifest.json":
+            continue
+        image = next((p for p in folder.glob(truth_path.stem + ".*") if p.suffix.lower() in MEDIA), None)
+        truth = json.loads(truth_path.read_text())
+        if image is None or not truth.get("vendor_name"):
+            continue
+        key = re.sub(r"\W+", "", truth["vendor_name"]).casefold()
+        shops[key].append(StreamDoc(image.name, image.read_bytes(), MEDIA[image.suffix.lower()], truth))
+    return sorted((k, v) for k, v in shops.items() if len(v) >= least)
+
+
+def synth_streams(vendors: int, per_vendor: int, seed: int) -> tuple[list, list]:
+    """(text-layer PDF streams, scan streams) of ``training.synth.generate_series``."""
+    from training.synth import generate_series, scan
+
+    pdfs, scans = [], []
+    for series in generate_series(vendors, per_vendor, seed):
+        vendor = series[0].truth["vendor_name"]
+        pdfs.append((vendor, [StreamDoc(d.stem + ".pdf", d.pdf, "application/pdf", d.truth) for d in series]))
+        scans.append(
+            (
+                vendor,
+                [
+                    StreamDoc(d.stem + ".jpg", scan(d.pdf, seed=seed * 100003 + i), "image/jpeg", d.truth)
+                    for i, d in enumerate(series)
+                ],
+            )
+        )
+    return pdfs, scans
+
+
+def right(score_py, data: dict | None, truth: dict) -> bool:
+    """Every key field the truth has is right (score.py's ``field_ok``)."""
+    data = data or {}
+    return all(score_py.field_ok(k, data.get(k), truth[k]) for k in KEY_FIELDS if truth.get(k) is not None)
+
+
+def corrections(score_py, data: dict | None, truth: dict) -> list[str]:
+    """``field=value`` for each key field the truth has and the data got wrong."""
+    data = data or {}
+    out = []
+    for name in KEY_FIELDS:
+        value = truth.get(name)
+        if value is not None and not score_py.field_ok(name, data.get(name), value):
+            out.append(f"{name}={value}")
+    return out
+
+
+async def run_streams(server, key, db, score_py, streams, label: str, learning: bool) -> list[Outcome]:
+    """Each vendor's documents in order through the API; the clerk corrects and approves after
+    each one when ``learning``."""
+    from appliance import review
+
+    outcomes = []
+    for vendor, docs in streams:
+        for position, doc in enumerate(docs, 1):
+            started = time.perf_counter()
+            invoice_id = await asyncio.to_thread(server.upload_ready, key, doc.data, doc.name, doc.content_type)
+            seconds = time.perf_counter() - started
+            _, body = await asyncio.to_thread(server.request, "GET", f"/api/v1/invoices/{invoice_id}", key)
+            ok = right(score_py, body.get("data"), doc.truth)
+            row = await db.fetchone("SELECT routing_reason FROM invoices WHERE id = ?", (invoice_id,))
+            errors = tuple(body.get("validationErrors") or ())
+            outcomes.append(
+                Outcome(label, vendor, position, body["processingStatus"], ok, seconds, learning, errors, row[0] or "")
+            )
+            if learning:
+                fixes = corrections(score_py, body.get("data"), doc.truth)
+                if fixes:
+                    await review.correct(db, invoice_id, fixes, [], "bench-clerk")
+                await review.decide(db, invoice_id, "approved", "bench-clerk")
+    return outcomes
+
+
+def bucket_rows(outcomes: list[Outcome]) -> list[dict]:
+    """Per stream, learning state and position bucket: documents, completed, completed share,
+    completed precision, right share, median seconds."""
+    rows = []
+    keys = sorted({(o.stream, o.learning) for o in outcomes}, key=lambda k: (k[0], not k[1]))
+    for stream, learning in keys:
+        for name, low, high in BUCKETS:
+            mine = [o for o in outcomes if (o.stream, o.learning) == (stream, learning) and low <= o.position <= high]
+            if not mine:
+                continue
+            done = [o for o in mine if o.status == "completed"]
+            rows.append(
+                {
+                    "stream": stream,
+                    "learning": learning,
+                    "bucket": name,
+                    "documents": len(mine),
+                    "completed": len(done),
+                    "share": round(len(done) / len(mine), 3),
+                    "precision": round(sum(o.right for o in done) / len(done), 3) if done else None,
+                    "right": round(sum(o.right for o in mine) / len(mine), 3),
+                    "seconds": round(statistics.median(o.seconds for o in mine), 2),
+                }
+            )
+    return rows
+
+
+def markdown(rows: list[dict], meta: dict) -> str:
+    lines = [
+        "# Learning-stream benchmark",
+        "",
+        f"`scripts/bench-learning` on commit {meta['commit']} ({meta['date']}), {meta['host']}; the shipped",
+        "configuration (`ppocr`, the learned scorer, the model where it pays), one `appliance serve` on",
+        "loopback. Documents of one vendor in order; after each, a simulated clerk corrects the wrong key",
+        'fields from the truth and approves. "without learning": the same documents on a tenant whose',
+        "clerk never approves. Right: every key field the truth has is right (score.py's `field_ok`).",
+        "",
+        "| stream | learning | position | documents | completed | completed share | completed precision "
+        "| right share | median seconds |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        precision = "-" if row["precision"] is None else row["precision"]
+        lines.append(
+            f"| {row['stream']} | {'with' if row['learning'] else 'without'} | {row['bucket']} | {row['documents']} "
+            f"| {row['completed']} | {row['share']} | {precision} | {row['right']} | {row['seconds']} |"
+        )
+    lines += ["", f"Streams: {meta['streams']}. Wall: {meta['wall']} s.", ""]
+    return "\n".join(lines)
+
+
+async def bench(args) -> tuple[list[Outcome], dict]:
+    from appliance.db import Database
+
+    score_py = load_score_module(args.datasets)
+    streams = {
+        "sroie train": repeat_shops(args.datasets / "train" / "sroie", 3),
+        "sroie dev": repeat_shops(args.datasets / "sroie", 2),
+    }
+    streams["synth pdf"], streams["synth scan"] = synth_streams(args.vendors, args.per_vendor, args.seed)
+    streams = {name: streams[name] for name in args.streams}
+    outcomes: list[Outcome] = []
+    with tempfile.TemporaryDirectory(prefix="bench-learning-") as tmp:
+        config = write_config(Path(tmp), {})
+        keys = {state: create_tenant(config, f"learning-{state}", 100000) for state in ("with", "without")}
+        server = ServerProcess(config).start()
+        db = await Database(Path(tmp) / "data" / "appliance.db").open()
+        started = time.perf_counter()
+        try:
+            for label, chosen in streams.items():
+                print(f"bench-learning: {label}, {sum(len(d) for _, d in chosen)} documents", flush=True)
+                outcomes += await run_streams(server, keys["with"], db, score_py, chosen, label, True)
+                if args.baseline:
+                    outcomes += await run_streams(server, keys["without"], db, score_py, chosen, label, False)
+        finally:
+            await db.close()
+            server.stop()
+        wall = round(time.perf_counter() - started)
+    meta = {
+        "commit": subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip(),
+        "date": time.strftime("%Y-%m-%d"),
+        "host": f"{platform.machine()}, {os.cpu_count()} CPUs",
+        "streams": "; ".join(
+            f"{k}: {len(v)} vendors, {sum(len(d) for _, d in v)} documents" for k, v in streams.items()
+        ),
+        "wall": wall,
+    }
+    return outcomes, meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench-learning", description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", type=Path, default=DATASETS)
+    parser.add_argument("--vendors", type=int, default=8)
+    parser.add_argument("--per-vendor", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=77)
+    parser.add_argument("--no-baseline", dest="baseline", action="store_false")
+    parser.add_argument(
+        "--streams",
+        type=lambda text: [name.strip() for name in text.split(",")],
+        default=list(STREAMS),
+        help=f"which streams, comma-separated (default: {','.join(STREAMS)})",
+    )
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "learning.md")
+    args = parser.parse_args(argv)
+    outcomes, meta = asyncio.run(bench(args))
+    rows = bucket_rows(outcomes)
+    args.out.write_text(markdown(rows, meta))
+    args.out.with_suffix(".json").write_text(json.dumps([o.__dict__ for o in outcomes], indent=1) + "\n")
+    print(args.out.read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
