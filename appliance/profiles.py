@@ -141,7 +141,10 @@ async def book_of(db: Database, tenant_id: str) -> ProfileBook:
     rows = await db.fetchall(
         "SELECT profile_json FROM vendor_profiles WHERE tenant_id = ? ORDER BY created_at, id", (tenant_id,)
     )
-    book = ProfileBook(tuple(profile_from_json(json.loads(row["profile_json"])) for row in rows))
+    book = ProfileBook(
+        tuple(profile_from_json(json.loads(row["profile_json"])) for row in rows),
+        key=f"{tenant_id}:{stamp[0]}:{stamp[1]}",
+    )
     _BOOKS[key] = (stamp, book)
     return book
 

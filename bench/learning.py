@@ -248,6 +248,83 @@ async def bench(args) -> tuple[list[Outcome], dict]:
     return outcomes, meta
 
 
+def match_figures(profiles: int = 10_000, repeat: int = 200) -> dict[str, float]:
+    """Milliseconds of the profile path at scale, in-process: building a tenant's book of
+    ``profiles`` vendor profiles (four identifiers each, as the dispatcher does once per change),
+    one page's identifiers + match + proposals against it, the match alone, and pickling the
+    book (what each job carries into a worker), with its size in MB."""
+    import pickle
+
+    from pipeline.profiles.book import ProfileBook
+    from pipeline.profiles.identifiers import identifiers
+    from pipeline.profiles.lessons import learn
+    from pipeline.profiles.profile import VendorProfile, build, propose
+
+    page = "\n".join(
+        ["Shop 9999 Sdn Bhd", "(1009999-X)", "GST ID: 000100009999", "Tel: 03-1000 9999", "Invoice No: CS123",
+         "Date: 05/01/2017", "TOTAL: 39.00"]
+    )  # fmt: skip
+    fillers = tuple(
+        VendorProfile(
+            f"p{i}",
+            f"v{i}",
+            f"Shop {i} Sdn Bhd",
+            {f"reg:{1000000 + i}X": 3, f"reg:{100000000 + i:012d}": 3, f"phone:3100{i:05d}": 3, f"email:shop{i}.my": 3},
+            {"total_amount": {"total": 3}, "invoice_number": {"invoice no": 3}},
+            {"invoice_number": {"AA999": 3}},
+            {"vendor_name": {f"Shop {i} Sdn Bhd": 3}},
+            ("a", "b", "c"),
+        )
+        for i in range(profiles - 1)
+    )
+    taught = page.replace("CS123", "CS100").replace("39.00", "12.00")
+    mine = build("mine", [learn("x", taught, {"vendor_name": "Shop 9999 Sdn Bhd", "invoice_number": "CS100"})])
+
+    def ms(fn, times: int) -> float:
+        started = time.perf_counter()
+        for _ in range(times):
+            result = fn()
+        return round((time.perf_counter() - started) * 1000 / times, 3), result
+
+    build_ms, book = ms(lambda: ProfileBook((*fillers, mine)), 3)
+    path_ms, proposed = ms(lambda: propose(book.match(identifiers(page)).profile, page), repeat)
+    assert proposed["invoice_number"].value == "CS123"
+    ids = identifiers(page)
+    match_ms, _ = ms(lambda: book.match(ids), repeat)
+    pickle_ms, blob = ms(lambda: pickle.dumps(book), 5)
+    unpickle_ms, _ = ms(lambda: pickle.loads(blob), 5)
+    return {
+        "profiles": profiles,
+        "build_ms": build_ms,
+        "page_ms": path_ms,
+        "match_ms": match_ms,
+        "pickle_ms": pickle_ms,
+        "unpickle_ms": unpickle_ms,
+        "pickle_mb": round(len(blob) / 1e6, 2),
+    }
+
+
+def match_markdown(figures: dict[str, float]) -> str:
+    return "\n".join(
+        [
+            "",
+            "## Matching at scale",
+            "",
+            f"A tenant's book of {figures['profiles']:,} vendor profiles, in-process on this host "
+            "(`scripts/bench-learning --match-only`):",
+            "",
+            "| step | milliseconds |",
+            "|---|---|",
+            f"| build the book (once per profile change, cached by the dispatcher) | {figures['build_ms']} |",
+            f"| one page: identifiers, match and proposals | {figures['page_ms']} |",
+            f"| the match alone | {figures['match_ms']} |",
+            f"| pickle the book into a job ({figures['pickle_mb']} MB) | {figures['pickle_ms']} |",
+            f"| unpickle it in the worker | {figures['unpickle_ms']} |",
+            "",
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench-learning", description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", type=Path, default=DATASETS)
@@ -262,10 +339,19 @@ def main(argv: list[str] | None = None) -> int:
         help=f"which streams, comma-separated (default: {','.join(STREAMS)})",
     )
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "learning.md")
+    parser.add_argument(
+        "--match-only", action="store_true", help="only the matching figures at scale, appended to --out"
+    )
     args = parser.parse_args(argv)
+    if args.match_only:
+        text = args.out.read_text() if args.out.is_file() else "# Learning-stream benchmark\n"
+        text = text.split("\n## Matching at scale")[0].rstrip("\n") + "\n" + match_markdown(match_figures())
+        args.out.write_text(text)
+        print(text)
+        return 0
     outcomes, meta = asyncio.run(bench(args))
     rows = bucket_rows(outcomes)
-    args.out.write_text(markdown(rows, meta))
+    args.out.write_text(markdown(rows, meta) + match_markdown(match_figures()))
     args.out.with_suffix(".json").write_text(json.dumps([o.__dict__ for o in outcomes], indent=1) + "\n")
     print(args.out.read_text())
     return 0

@@ -21,6 +21,19 @@ MATCH_WEIGHT = 2
 
 
 @dataclass(frozen=True)
+class BookHandle:
+    """A ``ProfileBook`` left in the Ray object store, in place of the book in a job's context:
+    its ``key`` and, in a one-element list so that Ray does not resolve it on the call, its
+    object reference. The worker resolves it once per key (``pipeline.runtime.worker``)."""
+
+    key: str
+    ref: list
+
+    def __len__(self) -> int:
+        return 1  # truthy: the profile step runs, on the book the worker resolves
+
+
+@dataclass(frozen=True)
 class Match:
     """A page's match: the ``profile``, the identifiers they share (``shared``) and their
     summed weight; ``contradicts`` lists the page's identifiers of a kind the profile knows other
@@ -35,10 +48,12 @@ class Match:
 
 
 class ProfileBook:
-    """A tenant's vendor profiles with an identifier index. ``preferred`` is the profile of
-    the upload's ``vendorId``, matched whatever its identifiers say."""
+    """A tenant's vendor profiles with an identifier index. ``key`` names this version of the
+    book (tenant and revision, ``appliance.profiles.book_of``; "" when unnamed): a Ray pool
+    ships a named book to its workers once, not with every job (``BookHandle``)."""
 
-    def __init__(self, profiles: tuple[VendorProfile, ...] = ()) -> None:
+    def __init__(self, profiles: tuple[VendorProfile, ...] = (), key: str = "") -> None:
+        self.key = key
         self.profiles = {p.profile_id: p for p in profiles}
         holders: dict[str, set[str]] = defaultdict(set)
         for profile in profiles:

@@ -189,6 +189,10 @@ def connect_ray(
         log.info("started a local Ray (%d CPUs, auth %s)", num_cpus or os.cpu_count() or 2, mode)
 
 
+SHIP_BOOKS_FROM = 50  # profiles from which a tenant's book travels by reference, not in each job
+BOOKS_KEPT = 16  # profile book versions kept in the object store
+
+
 class RayPool(Pool):
     """``size`` Ray actors, each an Extractor, plus the OCR gate actor; with ``stages`` in staged
     mode the actors are CPU workers (``pipeline.runtime.worker.StagedExtractor``) and two more actors hold
@@ -213,6 +217,7 @@ class RayPool(Pool):
         self._healthy = False
         self._gate = None
         self._reviving: dict[Any, asyncio.Task] = {}  # actor -> task that returns it once alive
+        self._books: dict[str, Any] = {}  # profile book key -> its ObjectRef, oldest first (_light)
 
     async def start(self, timeout: float = 600) -> RayPool:
         import ray
@@ -319,6 +324,26 @@ class RayPool(Pool):
         self._healthy = (alive > 0 or (not workers and bool(self._reviving))) and stages_ok
         return self._healthy
 
+    def _light(self, ctx: JobContext) -> JobContext:
+        """``ctx`` with a large named profile book replaced by a ``BookHandle``: the book goes
+        into Ray's object store once per version (the last ``BOOKS_KEPT`` are kept), and each
+        worker unpickles it once (``LimitedExtractor``), instead of with every job."""
+        import dataclasses
+
+        import ray
+
+        from pipeline.profiles.book import BookHandle
+
+        book = ctx.profiles
+        if book is None or isinstance(book, BookHandle) or not book.key or len(book) < SHIP_BOOKS_FROM:
+            return ctx
+        ref = self._books.get(book.key)
+        if ref is None:
+            ref = self._books[book.key] = ray.put(book)
+            while len(self._books) > BOOKS_KEPT:
+                self._books.pop(next(iter(self._books)))
+        return dataclasses.replace(ctx, profiles=BookHandle(book.key, [ref]))
+
     async def submit(self, ctx: JobContext, data: bytes) -> ExtractionResult:
         """Extract one document on an idle actor; raises ``pipeline.errors.TemporaryError`` to
         retry (OcrBusy as the worker raised it; WorkerLost, JobTimeout from here)."""
@@ -330,7 +355,7 @@ class RayPool(Pool):
         lost = False
         try:
             ref = ray.put(data)
-            result = actor.extract.remote(ctx, ref)
+            result = actor.extract.remote(self._light(ctx), ref)
             try:
                 return await asyncio.wait_for(_awaited(result), timeout)
             except TimeoutError:

@@ -12,12 +12,15 @@ made RLIMIT_AS abort Ray's own allocator. Measured with the real models (rapidoc
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import resource
 import threading
 import time
+from typing import Any
 
-from pipeline.context import ModelConfig
+from pipeline.context import JobContext, ModelConfig
+from pipeline.result import ExtractionResult
 from pipeline.runner import Extractor
 
 log = logging.getLogger(__name__)
@@ -70,9 +73,36 @@ class LimitedExtractor(Extractor):
         limit_memory(models.worker_memory_mb)
         super().__init__(models, NamedOcrGate(gate_name))
 
+    def extract(self, ctx: JobContext, data: bytes) -> ExtractionResult:
+        """``Extractor.extract``, with a profile book the pool left in the object store
+        (``BookHandle``) fetched and unpickled once per version."""
+        return super().extract(resolved_books(self, ctx), data)
+
     def memory_limit(self) -> int:
         """The memory limit (RLIMIT_DATA) of this worker in bytes (-1: none); for tests and operators."""
         return resource.getrlimit(resource.RLIMIT_DATA)[0]
+
+
+BOOKS_CACHED = 4  # profile book versions a worker keeps unpickled
+
+
+def resolved_books(worker: Any, ctx: JobContext) -> JobContext:
+    """``ctx`` with its ``BookHandle`` replaced by the book it names: from ``worker``'s cache
+    of the last ``BOOKS_CACHED`` versions, else fetched from Ray's object store."""
+    from pipeline.profiles.book import BookHandle
+
+    handle = ctx.profiles
+    if not isinstance(handle, BookHandle):
+        return ctx
+    import ray
+
+    cache: dict = worker.__dict__.setdefault("_books", {})
+    book = cache.get(handle.key)
+    if book is None:
+        book = cache[handle.key] = ray.get(handle.ref[0])
+        while len(cache) > BOOKS_CACHED:
+            cache.pop(next(iter(cache)))
+    return dataclasses.replace(ctx, profiles=book)
 
 
 class StagedExtractor(LimitedExtractor):

@@ -122,3 +122,26 @@ async def test_a_busy_retry_logs_one_line(ray_session, harness_factory, tmp_path
     for message in retries:  # the worker's own words, not Ray's wrapper with its traceback
         assert "\n" not in message and "Traceback" not in message, message
         assert message.endswith("OCR stage busy (ocr.concurrency in use); retry later")
+
+
+async def test_a_large_profile_book_travels_once_and_the_workers_read_with_it(ray_session):
+    from pipeline.profiles.book import ProfileBook
+    from pipeline.profiles.lessons import learn
+    from pipeline.profiles.profile import VendorProfile, build
+    from pipeline.runtime.pool import SHIP_BOOKS_FROM
+
+    page = [*INVOICE_LINES, "USt-IdNr. DE136695976"]
+    mine = build("acme", [learn("1", "\n".join(page), {"vendor_name": "ACME Tools GmbH"})], vendor_id="v-acme")
+    others = tuple(
+        VendorProfile(f"p{i}", f"v{i}", identifiers={f"reg:{1000000 + i}X": 1}) for i in range(SHIP_BOOKS_FROM)
+    )
+    book = ProfileBook((*others, mine), key="tenant:1:1")
+    pool = await RayPool(fake_models(), size=1).start()
+    try:
+        for name in ("a", "b"):
+            result = await pool.submit(JobContext(name, "application/pdf", profiles=book), text_pdf(page))
+            assert result.vendor_id == "v-acme"  # the worker matched the page to the profile
+            assert "vendor profile of 1 approval(s) matched by vat:DE136695976" in result.routing_reason
+        assert list(pool._books) == ["tenant:1:1"]  # put into the object store once
+    finally:
+        await pool.close()
