@@ -75,6 +75,7 @@ class Outcome:
     learning: bool
     errors: tuple[str, ...] = ()
     routing: str = ""
+    wrong: tuple[str, ...] = ()  # "field: got -> truth" of the key fields that were wrong
 
 
 def repeat_shops(folder: Path, least: int) -> list[tuple[str, list[StreamDoc]]]:
@@ -145,11 +146,26 @@ async def run_streams(server, key, db, score_py, streams, label: str, learning: 
             ok = right(score_py, body.get("data"), doc.truth)
             row = await db.fetchone("SELECT routing_reason FROM invoices WHERE id = ?", (invoice_id,))
             errors = tuple(body.get("validationErrors") or ())
+            fixes = corrections(score_py, body.get("data"), doc.truth)
+            wrong = tuple(
+                f"{fix.split('=')[0]}: {(body.get('data') or {}).get(fix.split('=')[0])!r} -> {fix.split('=', 1)[1]}"
+                for fix in fixes
+            )
             outcomes.append(
-                Outcome(label, vendor, position, body["processingStatus"], ok, seconds, learning, errors, row[0] or "")
+                Outcome(
+                    label,
+                    vendor,
+                    position,
+                    body["processingStatus"],
+                    ok,
+                    seconds,
+                    learning,
+                    errors,
+                    row[0] or "",
+                    wrong,
+                )
             )
             if learning:
-                fixes = corrections(score_py, body.get("data"), doc.truth)
                 if fixes:
                     await review.correct(db, invoice_id, fixes, [], "bench-clerk")
                 await review.decide(db, invoice_id, "approved", "bench-clerk")
@@ -220,16 +236,22 @@ async def bench(args) -> tuple[list[Outcome], dict]:
     outcomes: list[Outcome] = []
     with tempfile.TemporaryDirectory(prefix="bench-learning-") as tmp:
         config = write_config(Path(tmp), {})
-        keys = {state: create_tenant(config, f"learning-{state}", 100000) for state in ("with", "without")}
+        # a tenant per stream and state: the scans are the PDFs' documents, and one stream's
+        # approvals must not teach the next one's first documents
+        keys = {
+            (label, state): create_tenant(config, f"{label} {state}", 100000)
+            for label in streams
+            for state in ("with", "without")
+        }
         server = ServerProcess(config).start()
         db = await Database(Path(tmp) / "data" / "appliance.db").open()
         started = time.perf_counter()
         try:
             for label, chosen in streams.items():
                 print(f"bench-learning: {label}, {sum(len(d) for _, d in chosen)} documents", flush=True)
-                outcomes += await run_streams(server, keys["with"], db, score_py, chosen, label, True)
+                outcomes += await run_streams(server, keys[(label, "with")], db, score_py, chosen, label, True)
                 if args.baseline:
-                    outcomes += await run_streams(server, keys["without"], db, score_py, chosen, label, False)
+                    outcomes += await run_streams(server, keys[(label, "without")], db, score_py, chosen, label, False)
         finally:
             await db.close()
             server.stop()
