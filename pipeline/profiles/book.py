@@ -60,6 +60,7 @@ class ProfileBook:
             for identifier in profile.identifiers:
                 holders[identifier].add(profile.profile_id)
         self.index = {ident: next(iter(ids)) for ident, ids in holders.items() if len(ids) == 1}
+        self.by_vendor = {p.vendor_id: p.profile_id for p in profiles if p.vendor_id}
 
     def __len__(self) -> int:
         return len(self.profiles)
@@ -73,9 +74,8 @@ class ProfileBook:
             if owner is not None:
                 weights[owner] += weight(ident)
                 shared[owner].append(ident)
-        for profile in self.profiles.values():
-            if vendor_id and profile.vendor_id == vendor_id:
-                weights[profile.profile_id] += MATCH_WEIGHT
+        if vendor_id in self.by_vendor:  # the upload's vendorId: one lookup, not a scan of the book
+            weights[self.by_vendor[vendor_id]] += MATCH_WEIGHT
         matched = sorted((pid for pid, w in weights.items() if w >= MATCH_WEIGHT), key=lambda p: (-weights[p], p))
         if not matched:
             return None
