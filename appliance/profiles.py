@@ -178,7 +178,8 @@ async def _profile_for(
         "SELECT profile_json FROM vendor_profiles WHERE tenant_id = ? ORDER BY created_at, id", (tenant_id,)
     ) as cursor:
         profiles = tuple(profile_from_json(json.loads(r["profile_json"])) for r in await cursor.fetchall())
-    match = ProfileBook(profiles).match(lesson.identifiers)
+    # the approved name must be the profile's: the bill-to block's identifiers are every vendor's
+    match = ProfileBook(profiles).match(lesson.identifiers, text=lesson.values.get("vendor_name"))
     if match is not None:
         if vendor_id is None:
             await conn.execute("UPDATE invoices SET vendor_id = ? WHERE id = ?", (match.profile.vendor_id, invoice_id))

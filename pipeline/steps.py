@@ -282,7 +282,7 @@ def profile_step(work: Work, kit: Kit) -> None:
     """Tier 1, learned: the tenant's vendor profile the page's identifiers match
     (``pipeline.profiles.book``), and the values it proposes; they join the candidates as one
     more source, which the scorer weighs (``by_profile``, ``profile_support``)."""
-    work.profile = work.ctx.profiles.match(identifiers(work.doc.text), work.ctx.vendor_id)
+    work.profile = work.ctx.profiles.match(identifiers(work.doc.text), work.ctx.vendor_id, work.doc.text)
     if work.profile is not None:
         work.profile_proposals = propose(work.profile.profile, work.doc.text)
         if work.vendor_id is None:

@@ -100,20 +100,28 @@ def real_tasks(train_dir: Path, cache: str | None) -> tuple[list[tuple], dict[st
     return tasks, meta
 
 
+SERIES_MARK = "series.txt"  # in a folder of repeat vendors' documents (``training.synth --series``)
+
+
 def synth_dir_tasks(folder: Path, cache: str | None) -> tuple[list[tuple], dict[str, dict]]:
     """Read tasks for the synthetic documents saved in ``folder`` (<stem>.json truth with
-    <stem>.pdf and/or <stem>.jpg; the language is the stem's last part)."""
+    <stem>.pdf and/or <stem>.jpg; the language is the stem's last part). Each document is its
+    own group, except in a folder of repeat vendors (``training.synth --series``: a
+    ``SERIES_MARK`` file), where a vendor's documents are one group (one fold)."""
+    series = (folder / SERIES_MARK).is_file()
     tasks, meta = [], {}
     for truth_path in sorted(folder.glob("*.json")):
         truth = json.loads(truth_path.read_text())
         stem, lang = truth_path.stem, truth_path.stem.rsplit("-", 1)[-1]
+        group = f"synth:{folder.name}-{stem}"
+        if series:
+            group = f"synth:{folder.name}-vendor{int(stem.split('-')[1]) // 1000}"
         # The generator's truth is complete (null where the print shows nothing), so its
         # prompts ask every field, as serving does, and the answer leaves the absent ones out.
         asked = [name for name in truth if name != "line_items"]
         for suffix, mode, is_pdf in ((".pdf", "text_layer", True), (".jpg", "ocr", False)):
             if (folder / f"{stem}{suffix}").is_file():
                 key = f"synth:{folder.name}-{stem}:{mode}"
-                group = f"synth:{folder.name}-{stem}"
                 tasks.append((key, str(folder / f"{stem}{suffix}"), is_pdf, is_pdf, lang, cache))
                 meta[key] = {"truth": truth, "asked": asked, "source": "synth", "mode": mode, "group": group}
     return tasks, meta

@@ -2,10 +2,13 @@
 extraction model on what real documents vary in: language, layout, fonts, number and date
 formats, currencies, tax rates, discounts, charges, payments.
 
-    python -m training.synth --n 40 --seed 1 --out DIR [--scans] [--dpi 200]
+    python -m training.synth --n 40 --seed 1 --out DIR [--scans] [--dpi 200] [--series K]
 
 writes ``DIR/<stem>.pdf`` (text-layer PDF), ``DIR/<stem>.json`` (truth) and, with ``--scans``,
-``DIR/<stem>.jpg`` (page 1 as a noisy scan). Nothing else goes into DIR: ``training.dataset``
+``DIR/<stem>.jpg`` (page 1 as a noisy scan). With ``--series K`` the documents are ``n / K``
+repeat vendors of ``K`` documents each (``generate_series``), and ``DIR/series.txt``
+(``training.dataset.SERIES_MARK``) says so: ``training.dataset`` then groups a vendor's
+documents (their stem's number // 1000). Nothing else goes into DIR: ``training.dataset``
 reads every ``*.json`` there as a truth file.
 
 Truth follows ``shared/datasets/README.md``: exactly the schema keys, ISO dates, amounts as
@@ -851,14 +854,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="folder for <stem>.pdf, <stem>.json (and <stem>.jpg)")
     parser.add_argument("--scans", action="store_true", help="also write page 1 of each document as a noisy scan")
     parser.add_argument("--dpi", type=int, default=200, help="scan resolution (default 200)")
+    parser.add_argument("--series", type=int, default=0, help="documents per repeat vendor (default: none)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    for index, doc in enumerate(generate(args.n, args.seed)):
+    if args.series:
+        from training.dataset import SERIES_MARK
+
+        docs = [d for series in generate_series(args.n // args.series, args.series, args.seed) for d in series]
+        (args.out / SERIES_MARK).write_text(f"{args.series} documents per vendor; group = stem number // 1000\n")
+    else:
+        docs = generate(args.n, args.seed)
+    for index, doc in enumerate(docs):
         (args.out / f"{doc.stem}.pdf").write_bytes(doc.pdf)
         (args.out / f"{doc.stem}.json").write_text(json.dumps(doc.truth, ensure_ascii=False, indent=1) + "\n")
         if args.scans:
             (args.out / f"{doc.stem}.jpg").write_bytes(scan(doc.pdf, seed=args.seed * 100003 + index, dpi=args.dpi))
-    print(f"{args.n} documents in {args.out}", file=sys.stderr)
+    print(f"{len(docs)} documents in {args.out}", file=sys.stderr)
     return 0
 
 

@@ -1,6 +1,7 @@
 """The review pages for people (issue 13), served under ``/review`` beside the API: log-in, the
 Needs Attention queue and one invoice with its page, its fields, their evidence boxes, and Save,
-Approve and Reject.
+Approve and Reject; the vendors and the profile each learnt from approvals (issue 26), which an
+admin can freeze or forget.
 
 Server-rendered (aiohttp-jinja2) with a few lines of plain JavaScript, no build step. A sub-app
 of its own: its session cookie and CSRF checks never touch ``/api/v1``, which stays API-key only

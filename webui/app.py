@@ -12,7 +12,7 @@ import jinja2
 from aiohttp import web
 from aiohttp_session import session_middleware
 
-from appliance import invoices, review
+from appliance import invoices, profiles, review, vendors
 from appliance.correction_values import header_value, line_value
 from appliance.db import Database
 from appliance.errors import ApplianceError, NotFound
@@ -27,6 +27,7 @@ DB = web.AppKey("review_db", Database)
 SETTINGS = web.AppKey("review_settings", Settings)
 QUEUE_LIMIT = 200
 DECISIONS = {"approve": "approved", "reject": "rejected"}
+PROFILE_ACTIONS = ("freeze", "thaw", "forget", "forget_invoice")
 STATUS_FILTERS = ("attention", "all", *(s.value for s in ProcessingStatus))
 
 
@@ -49,6 +50,9 @@ def make_review_app(db: Database, settings: Settings) -> web.Application:
             web.get("/invoices/{id}", invoice_page),
             web.post("/invoices/{id}", invoice_save),
             web.get("/invoices/{id}/pages/{number}", page_file),
+            web.get("/vendors", vendors_page),
+            web.get("/vendors/{id}", vendor_page),
+            web.post("/vendors/{id}", vendor_change),
         ]
     )
     return app
@@ -248,3 +252,73 @@ async def page_file(request: web.Request) -> web.Response:
     except (ValueError, IndexError):
         raise NotFound("No such page") from None
     return web.Response(body=content, content_type=media_type, headers={"Cache-Control": "private, max-age=300"})
+
+
+async def vendors_page(request: web.Request) -> web.Response:
+    """The tenant's vendors with what approvals taught each (approvals, frozen), by name."""
+    user = await _user(request)
+    db = request.app[DB]
+    rows = await vendors.list_vendors(db, user.tenant_id)
+    learned = {
+        row["vendor_id"]: row
+        for row in await db.fetchall(
+            "SELECT vendor_id, frozen, json_array_length(profile_json, '$.invoices') AS approvals "
+            "FROM vendor_profiles WHERE tenant_id = ?",
+            (user.tenant_id,),
+        )
+    }
+    for row in rows:
+        profile = learned.get(row["id"])
+        row["approvals"] = profile["approvals"] if profile else 0
+        row["frozen"] = bool(profile and profile["frozen"])
+    return aiohttp_jinja2.render_template("vendors.html", request, {"user": user, "rows": rows})
+
+
+async def _tenant_vendor(request: web.Request, user: User) -> dict:
+    """The vendor of the route's id; NotFound for another tenant's, as in the API."""
+    vendor = await vendors.show_vendor(request.app[DB], request.match_info["id"])
+    if vendor["tenant_id"] != user.tenant_id:
+        raise NotFound(f"vendor {request.match_info['id']} not found")
+    return vendor
+
+
+async def vendor_page(request: web.Request, errors: list[str] | None = None, status: int = 200) -> web.Response:
+    """One vendor: its identifiers and template name, and the profile its approvals taught
+    (``appliance.profiles.show``: identifiers, label habits, invoices, history); an admin can
+    freeze, thaw or forget it, or forget one invoice's teaching."""
+    user = await _user(request)
+    vendor = await _tenant_vendor(request, user)
+    try:
+        profile = await profiles.show(request.app[DB], vendor["id"])
+    except NotFound:
+        profile = None
+    context = {"user": user, "vendor": vendor, "profile": profile, "errors": errors or []}
+    return aiohttp_jinja2.render_template("vendor.html", request, context, status=status)
+
+
+async def vendor_change(request: web.Request) -> web.Response:
+    """An admin's change to the vendor's learned profile (``PROFILE_ACTIONS``), written to its
+    history with the admin's e-mail; 403 for a reviewer."""
+    user = await _user(request)
+    form = await request.post()
+    await check_csrf(request, form)
+    if user.role != "admin":
+        raise web.HTTPForbidden(text="Only an administrator can change what a vendor profile learnt.")
+    vendor = await _tenant_vendor(request, user)
+    db, action = request.app[DB], str(form.get("action", ""))
+    try:
+        if action == "freeze" or action == "thaw":
+            await profiles.set_frozen(db, vendor["id"], action == "freeze", user.email)
+        elif action == "forget":
+            await profiles.reset(db, vendor["id"], user.email)
+        elif action == "forget_invoice":
+            invoice_id = str(form.get("invoice", ""))
+            shown = await profiles.show(db, vendor["id"])
+            if invoice_id not in shown["invoices"]:
+                raise NotFound(f"invoice {invoice_id} taught this vendor's profile nothing")
+            await profiles.forget_invoice(db, invoice_id, user.email)
+        else:
+            raise web.HTTPBadRequest(text=f"action must be one of {', '.join(PROFILE_ACTIONS)}")
+    except NotFound as exc:
+        return await vendor_page(request, errors=[exc.message], status=404)
+    raise web.HTTPFound(f"{PREFIX}/vendors/{vendor['id']}")

@@ -6,11 +6,17 @@ A page matches a profile when the identifiers they share weigh at least ``MATCH_
 domain and a phone together). An identifier that several profiles hold (the tenant's own VAT
 number, printed on every supplier's invoice in the bill-to block) names nobody and is left out
 of the index. Matching costs one dict lookup per identifier of the page, whatever the number of
-profiles.
+profiles. Given the page's text, a profile matches only if its vendor's name is printed on the
+page (``name_printed``): the identifiers of the bill-to block (the tenant's own VAT number, on
+every supplier's invoice) would otherwise name the first vendor that learnt them, until a second
+one does.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -18,6 +24,7 @@ from pipeline.profiles.identifiers import weight
 from pipeline.profiles.profile import VendorProfile
 
 MATCH_WEIGHT = 2
+NAME_PRINTED = 0.85  # share of the name's letters and digits found in order on one line (OCR drops some)
 
 
 @dataclass(frozen=True)
@@ -65,8 +72,13 @@ class ProfileBook:
     def __len__(self) -> int:
         return len(self.profiles)
 
-    def match(self, page_identifiers: frozenset[str], vendor_id: str | None = None) -> Match | None:
-        """The best-matching profile of a page with ``page_identifiers``, or None."""
+    def match(
+        self, page_identifiers: frozenset[str], vendor_id: str | None = None, text: str | None = None
+    ) -> Match | None:
+        """The best-matching profile of a page with ``page_identifiers``, or None. With ``text``
+        (the page's, or the approved vendor name when an approval is filed), a profile matched by
+        identifiers alone must have its name printed there (``name_printed``); the upload's
+        ``vendorId`` needs no such check."""
         weights: dict[str, int] = defaultdict(int)
         shared: dict[str, list[str]] = defaultdict(list)
         for ident in page_identifiers:
@@ -74,6 +86,10 @@ class ProfileBook:
             if owner is not None:
                 weights[owner] += weight(ident)
                 shared[owner].append(ident)
+        if text is not None:
+            for pid in [p for p, w in weights.items() if w >= MATCH_WEIGHT]:
+                if not name_printed(self.profiles[pid].name, text):
+                    del weights[pid]
         if vendor_id in self.by_vendor:  # the upload's vendorId: one lookup, not a scan of the book
             weights[self.by_vendor[vendor_id]] += MATCH_WEIGHT
         matched = sorted((pid for pid, w in weights.items() if w >= MATCH_WEIGHT), key=lambda p: (-weights[p], p))
@@ -94,3 +110,32 @@ class ProfileBook:
         return Match(
             best, tuple(sorted(shared[best.profile_id])), weights[best.profile_id], contradicts, tuple(matched[1:])
         )
+
+
+def name_printed(name: str | None, text: str) -> bool:
+    """Whether vendor ``name`` is printed in ``text``: compared on letters and digits only
+    (NFKC, case-folded: spacing, punctuation and a text layer's split Thai marks do not count),
+    as a substring of the whole text, or with at least ``NAME_PRINTED`` of its characters found
+    in order within one line, in a span not much longer than the name (OCR's misreadings). A
+    profile without a name cannot be checked and passes."""
+    want = _letters(name or "")
+    if not want:
+        return True
+    lines = [_letters(line) for line in text.splitlines()]
+    if want in "".join(lines):
+        return True
+    for i, line in enumerate(lines):
+        here = line + (lines[i + 1] if i + 1 < len(lines) else "")  # a name wrapped over two lines
+        if len(here) < NAME_PRINTED * len(want):
+            continue
+        blocks = [b for b in difflib.SequenceMatcher(None, want, here, autojunk=False).get_matching_blocks() if b.size]
+        if not blocks or sum(b.size for b in blocks) < NAME_PRINTED * len(want):
+            continue
+        span = blocks[-1].b + blocks[-1].size - blocks[0].b
+        if span <= 1.3 * len(want):
+            return True
+    return False
+
+
+def _letters(value: str) -> str:
+    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", value)).casefold()

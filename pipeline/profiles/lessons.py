@@ -20,6 +20,13 @@ from pipeline.values.money import agree, to_amount
 from pipeline.values.parsers import find_amounts, find_dates
 
 LEARNED_FIELDS = ("invoice_number", "invoice_date", "total_amount", "currency", "vendor_name")
+# A total printed again as what was tendered (cash, card) or as the paid amount is the total only
+# by chance (exact change): such a label would read the cash line of the vendor's next receipt.
+TENDER_RE = re.compile(
+    r"(?<![a-z])(?:cash|tunai|tendered|bayar|paid|change|baki|esp[eè]ces|bar|bargeld|contant|efectivo|entregado"
+    r"|cambio|visa|mastercard|amex|card|karte|kredit|debit)(?![a-z])|^\^?pay$",
+    re.I,
+)
 LABEL_WORDS = 3  # words of a label key
 WORD_RE = re.compile(r"[^\W\d_]{2,}")
 
@@ -105,12 +112,13 @@ def id_shape(token: str) -> str:
 def _amount_spots(lines: list[str], amount) -> list[tuple[str, str]]:
     if amount is None:
         return []
-    return [
+    spots = [
         (label_key(lines, i, m.start), "")
         for i, line in enumerate(lines)
         for m in find_amounts(line)
         if agree(abs(m.value), abs(amount))
     ]
+    return [(key, shape) for key, shape in spots if not TENDER_RE.search(key)]
 
 
 def _date_spots(lines: list[str], iso: str) -> list[tuple[str, str]]:

@@ -140,13 +140,45 @@ def _read(name: str, lines: list[str], habit: dict[str, int], shapes: dict[str, 
             dayfirst = shapes.get("dmy", 0) >= shapes.get("mdy", 0)
             spots = [(m.iso, m.start) for m in find_dates(line, dayfirst, loose=True)]
         else:
-            spots = [
-                (m.group(0).lstrip("#"), m.start())
-                for m in ID_TOKEN_RE.finditer(line)
-                if not shapes or id_shape(m.group(0).lstrip("#")) in shapes
-            ]
+            spots = []
+            for m in ID_TOKEN_RE.finditer(line):
+                token = in_shape(m.group(0).lstrip("#"), shapes)
+                if token is not None:
+                    spots.append((token, m.start()))
         for value, start in spots:
             key = label_key(lines, i, start)
             if key in wanted:
                 found.append((value, key))
     return found
+
+
+# What OCR confuses, both ways: a letter read for a digit and a digit for a letter.
+_TO_DIGIT = {"O": "0", "Q": "0", "D": "0", "I": "1", "L": "1", "Z": "2", "S": "5", "B": "8", "G": "6"}
+_TO_LETTER = {"0": "O", "1": "I", "2": "Z", "5": "S", "8": "B", "6": "G"}
+
+
+def in_shape(token: str, shapes: dict[str, int]) -> str | None:
+    """``token`` as the vendor prints its ids: itself when its shape (``id_shape``) is one the
+    vendor's approvals showed (or none is known); else, where swapping OCR's usual confusions
+    (O/0, I/1, S/5, B/8...) gives a shape they showed, the token so read back ("0R18-26792" ->
+    "OR18-26792" for a vendor whose numbers are ``AA99-99999``); else None."""
+    if not shapes or id_shape(token) in shapes:
+        return token
+    upper = token.upper()
+    for shape in sorted(shapes, key=lambda k: (-shapes[k], k)):
+        if len(shape) != len(upper):
+            continue
+        out = []
+        for ch, want in zip(upper, shape, strict=True):  # lengths checked above
+            if want == "9" and not ch.isdigit():
+                ch = _TO_DIGIT.get(ch, "")
+            elif want == "A" and not ch.isalpha():
+                ch = _TO_LETTER.get(ch, "")
+            elif want not in "9A" and ch != want:
+                ch = ""
+            if not ch:
+                break
+            out.append(ch)
+        else:
+            return "".join(out)
+    return None

@@ -111,6 +111,35 @@ async def test_forget_freeze_and_reject(harness):
         await profiles.forget_invoice(harness.db, first, "admin")  # it teaches nothing now
 
 
+def billed(vendor: str, vat: str, number: str, total: str, iban: str) -> bytes:
+    """An invoice of ``vendor`` to the tenant, whose own VAT id stands in the bill-to block."""
+    return text_pdf(
+        [
+            vendor,
+            f"USt-IdNr. {vat}",
+            "Bill to: Tenant Trading GmbH, USt-IdNr. DE811907980",
+            f"Invoice No: {number}",
+            "Invoice Date: 2024-03-05",
+            f"Total EUR {total}",
+            f"IBAN {iban}",
+        ]
+    )
+
+
+async def test_the_buyers_own_vat_id_never_hands_one_vendors_invoice_to_another(harness):
+    _, headers = await harness.tenant()
+    first, _ = await uploaded(harness, headers, billed("Bergmann Werkzeuge GmbH", "DE136695976", "R-1", "119.00", IBAN))
+    await review.decide(harness.db, first, "approved", "alice")
+    other, body = await uploaded(
+        harness, headers, billed("Kruger Papier AG", "DE129273398", "K-7", "50.00", OTHER_IBAN)
+    )
+    assert not any("IBAN" in e for e in body["validationErrors"])  # not "Bergmann's new IBAN"
+    assert await vendor_of(harness, other) != await vendor_of(harness, first)
+    await review.decide(harness.db, other, "approved", "alice")  # its lesson starts its own profile
+    assert (await profiles.show(harness.db, await vendor_of(harness, first)))["invoices"] == [first]
+    assert (await profiles.show(harness.db, await vendor_of(harness, other)))["invoices"] == [other]
+
+
 async def test_a_profile_never_reads_another_tenants_invoice(harness):
     _, headers_a = await harness.tenant(name="a")
     _, headers_b = await harness.tenant(name="b")

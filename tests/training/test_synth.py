@@ -174,3 +174,19 @@ def test_a_vendor_series_keeps_the_party_look_and_numbering_and_varies_the_rest(
         assert len({t["currency"] for t in truths}) == 1 and len({d.kind for d in docs}) == 1
         assert len({t["invoice_number"] for t in truths}) == 4 and len({t["total_amount"] for t in truths}) > 1
         assert len({id_shape(t["invoice_number"]) for t in truths}) == 1  # one numbering scheme
+
+
+def test_a_series_folder_groups_each_vendors_documents_into_one_fold(tmp_path):
+    """``--series``: the training reads a vendor's documents as one group, so that its profile
+    and its layout never sit on both sides of a fold."""
+    from training.dataset import synth_dir_tasks
+
+    out = tmp_path / "vendors"
+    command = [sys.executable, "-m", "training.synth", "--n", "4", "--series", "2", "--seed", "3", "--out", str(out)]
+    subprocess.run(command, check=True, cwd=REPO, capture_output=True)
+    _, meta = synth_dir_tasks(out, None)
+    groups = sorted({m["group"] for m in meta.values()})
+    assert len(meta) == 4 and groups == ["synth:vendors-vendor0", "synth:vendors-vendor1"]
+    (out / "series.txt").unlink()
+    _, meta = synth_dir_tasks(out, None)
+    assert len({m["group"] for m in meta.values()}) == 4  # a plain folder: a group per document

@@ -19,11 +19,11 @@ async def csrf_of(client, path: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
 
 
-async def logged_in(harness, tenant_id: str, email: str = "clerk@example.com"):
-    """A fresh client session logged in as a new reviewer of ``tenant_id``."""
+async def logged_in(harness, tenant_id: str, email: str = "clerk@example.com", role: str = "reviewer"):
+    """A fresh client session logged in as a new user of ``tenant_id`` (a reviewer by default)."""
     import aiohttp
 
-    _, password = await add_user(harness.db, tenant_id, email)
+    _, password = await add_user(harness.db, tenant_id, email, role)
     base = str(harness.client.make_url("/")).rstrip("/")  # a browser of its own: its own cookie jar
     client = aiohttp.ClientSession(base_url=base, cookie_jar=aiohttp.CookieJar(unsafe=True))
     token = await csrf_of(client, "/login")

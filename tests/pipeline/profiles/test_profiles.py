@@ -4,10 +4,12 @@ what the profile proposes on the vendor's next page, and how a page is matched (
 from __future__ import annotations
 
 from pipeline.context import JobContext
-from pipeline.profiles.book import ProfileBook
+from pipeline.decision.candidates import Candidate
+from pipeline.decision.scorer import scorable
+from pipeline.profiles.book import ProfileBook, name_printed
 from pipeline.profiles.identifiers import identifiers
 from pipeline.profiles.lessons import id_shape, label_key, learn
-from pipeline.profiles.profile import build, propose
+from pipeline.profiles.profile import build, in_shape, propose
 from pipeline.steps import Work, profile_reasons, profile_step
 
 IBAN = "DE89370400440532013000"
@@ -63,6 +65,11 @@ def test_identifiers_are_typed_and_checked():
         "(CO.RFG : 86Q671-D)\n(65351--M)\nGST 1D: 000381399040\nGST 12.00 0.72\nGST ID: 0015317606 TAX INVOICE"
     )
     assert ocr == {"reg:860671D", "reg:65351M", "reg:000381399040", "reg:0015317606"}
+    # China's taxpayer number, Spain's NIF, and bank accounts after their label (a bank between)
+    cn = identifiers("纳税人识别号: 91133345MAQ6LK8TK0\n开户行及账号: 中国工商银行上海分行 7792 2622 5527 2634")
+    assert cn == {"reg:91133345MA061K8TK0", "acct:7792262255272634"}
+    assert identifiers("NIF-IVA: A94699044\nKonto-Nr. 1234 5678 90") == {"reg:A94699044", "acct:1234567890"}
+    assert identifiers("Account total 1,234.56") == frozenset()  # an amount is no account
     assert "iban:DE00370400440532013000" not in found
 
 
@@ -76,6 +83,8 @@ def test_a_lesson_records_where_each_confirmed_value_is_printed():
     assert lesson.shapes["invoice_number"] == "AA99999999" and lesson.shapes["invoice_date"] == "dmy"
     assert f"iban:{IBAN}" in lesson.identifiers and lesson.values["vendor_name"] == FIRST_DATA["vendor_name"]
     assert label_key(["Total", "39.00"], 1, 0) == "^total"  # a value alone on its line: the line above
+    exact_change = learn("inv-2", receipt("CS2", "06/01/2017", "39.00", "39.00"), FIRST_DATA)
+    assert exact_change.labels["total_amount"] == ("total rounded",)  # cash equal to the total by chance
     assert id_shape("INV-2023/0042") == "AAA-9999/9999"
 
 
@@ -119,6 +128,40 @@ def test_an_identifier_two_profiles_hold_names_nobody():
     assert ours in a.identifiers and ours not in book.index
     assert book.match(frozenset({ours})) is None
     assert book.match(identifiers(other_text)).profile.profile_id == "b"
+
+
+def test_a_profile_matches_a_page_only_where_its_vendor_name_is_printed():
+    # the buyer's tax number is on every supplier's invoice: before a second vendor learns it,
+    # it must not hand vendor B's page to vendor A's profile
+    buyer = "Bill to: Our Company GmbH, USt-IdNr. DE811907980"
+    a = build("a", [learn("1", FIRST + "\n" + buyer, FIRST_DATA)])
+    b_page = "Other Shop Sdn Bhd\n" + buyer + "\nTOTAL 5.00"
+    book = ProfileBook((a,))
+    assert book.match(identifiers(b_page)) is not None  # identifiers alone: the old mistake
+    assert book.match(identifiers(b_page), text=b_page) is None
+    assert book.match(identifiers(FIRST), text=FIRST).profile.profile_id == "a"
+    # OCR's misreadings and a name wrapped over two lines still count as printed
+    assert name_printed("TEO HENG STATIONERY & BOOKS", "TE0 HENG STATI0NERY &\nBOOKS (1234567-X)")
+    assert name_printed("บริษัท มิ่งขวัญ จำกัด", "บร ิ ษ ั ท ม ิ่ งขว ั ญ จําก ั ด")  # split marks, NFKC
+    assert not name_printed("TEO HENG STATIONERY & BOOKS", "TEO HENG\nsomething else entirely here")
+    assert name_printed(None, "anything")  # a profile without a name cannot be checked
+
+
+def test_an_ocr_misread_id_is_read_back_into_the_vendors_shape():
+    assert in_shape("0R18-26792", {"AA99-99999": 2}) == "OR18-26792"
+    assert in_shape("OR18-26792", {"AA99-99999": 2}) == "OR18-26792"
+    assert in_shape("CS-1", {"AA99-99999": 2}) is None and in_shape("x1", {}) == "x1"
+    data = {**FIRST_DATA, "invoice_number": "OR18-26792"}
+    profile = build("p", [learn("1", receipt("OR18-26792", "05/01/2017", "39.00", "50.00"), data)])
+    page = receipt("0R18-30001", "06/01/2017", "12.00", "20.00")  # OCR read the O as a zero
+    assert propose(profile, page)["invoice_number"].value == "OR18-30001"
+
+
+def test_a_number_the_profile_reads_is_in_the_promise_without_an_invoice_number_label():
+    bare = Candidate("invoice_number", "0021367", {"n_ids": 0})
+    assert scorable("invoice_number", [bare]) == []
+    learned = Candidate("invoice_number", "0021367", {"n_ids": 0}, sources={"profile"})
+    assert scorable("invoice_number", [learned, bare]) == [learned, bare]
 
 
 def test_a_new_iban_for_a_known_vendor_is_a_reason_to_look():
