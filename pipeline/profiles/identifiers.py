@@ -69,9 +69,9 @@ def identifiers(text: str) -> frozenset[str]:
             continue
         if sum(ch.isdigit() for ch in compact) >= 4 and f"vat:{compact}" not in found:
             found.add(f"reg:{_digits_read(compact)}")
-    for match in _ACCOUNT.finditer(text):
+    for match in _ACCOUNT.finditer(text):  # digits, spaces and dashes only: never an amount
         digits = re.sub(r"\D", "", match.group(1))
-        if len(digits) >= 8 and not _AMOUNT.search(match.group(1)):
+        if len(digits) >= 8:
             found.add(f"acct:{digits}")
     for match in _MY_COMPANY.finditer(text):
         found.add(f"reg:{_digits_read(_compact(match.group(1)))}")
@@ -94,7 +94,8 @@ def weight(identifier: str) -> int:
 
 
 # Letters OCR reads for digits: in a number that is mostly digits they were digits.
-_AS_DIGIT = str.maketrans("OQDILSBZ", "00011582")
+OCR_DIGIT_FOR = {"O": "0", "Q": "0", "D": "0", "I": "1", "L": "1", "S": "5", "B": "8", "Z": "2"}
+_AS_DIGIT = str.maketrans(OCR_DIGIT_FOR)
 
 
 def _digits_read(compact: str) -> str:

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline.profiles.identifiers import OCR_DIGIT_FOR
 from pipeline.profiles.lessons import LEARNED_FIELDS, WORD_RE, Lesson, id_shape, label_key
 from pipeline.rules.labels import ID_TOKEN_RE
 from pipeline.values.parsers import find_amounts, find_dates
@@ -152,9 +153,8 @@ def _read(name: str, lines: list[str], habit: dict[str, int], shapes: dict[str, 
     return found
 
 
-# What OCR confuses, both ways: a letter read for a digit and a digit for a letter.
-_TO_DIGIT = {"O": "0", "Q": "0", "D": "0", "I": "1", "L": "1", "Z": "2", "S": "5", "B": "8", "G": "6"}
-_TO_LETTER = {"0": "O", "1": "I", "2": "Z", "5": "S", "8": "B", "6": "G"}
+# A digit OCR read for a letter: the reverse of the letters it reads for digits.
+_TO_LETTER = {"0": "O", "1": "I", "2": "Z", "5": "S", "8": "B"}
 
 
 def in_shape(token: str, shapes: dict[str, int]) -> str | None:
@@ -171,7 +171,7 @@ def in_shape(token: str, shapes: dict[str, int]) -> str | None:
         out = []
         for ch, want in zip(upper, shape, strict=True):  # lengths checked above
             if want == "9" and not ch.isdigit():
-                ch = _TO_DIGIT.get(ch, "")
+                ch = OCR_DIGIT_FOR.get(ch, "")
             elif want == "A" and not ch.isalpha():
                 ch = _TO_LETTER.get(ch, "")
             elif want not in "9A" and ch != want:

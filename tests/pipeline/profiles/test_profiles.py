@@ -69,7 +69,7 @@ def test_identifiers_are_typed_and_checked():
     cn = identifiers("纳税人识别号: 91133345MAQ6LK8TK0\n开户行及账号: 中国工商银行上海分行 7792 2622 5527 2634")
     assert cn == {"reg:91133345MA061K8TK0", "acct:7792262255272634"}
     assert identifiers("NIF-IVA: A94699044\nKonto-Nr. 1234 5678 90") == {"reg:A94699044", "acct:1234567890"}
-    assert identifiers("Account total 1,234.56") == frozenset()  # an amount is no account
+    assert identifiers("Account No: 1,234.56") == frozenset()  # an amount after the label is no account
     assert "iban:DE00370400440532013000" not in found
 
 
