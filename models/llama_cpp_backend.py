@@ -9,6 +9,11 @@ Measured costs and traps (Gemma 3 270M, 2 threads): prompt evaluation ~650 tok/s
 decoding 14-22 tok/s (the 262k-token vocabulary is checked against the grammar every token)
 against 52-68 tok/s free; a run that loops stops only at ``max_tokens``, so it is always set.
 Prompts go in as tokens made with ``special=False``, so "<eos>" written in a document is text.
+On a CPU with Intel AMX (Sapphire Rapids and later) a native build of llama.cpp repacks the
+weights for its AMX kernels, which crash with a segmentation fault at the first completion
+(ggml-org/llama.cpp issue 20824, open; measured here with llama-cpp-python 0.3.36 on a Xeon with
+AMX_INT8): there the model is loaded without llama.cpp's extra buffer types (``amx_host``),
+which measured 0.76 s for a 500-token prompt and 42 tok/s free generation on 2 threads.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from models.llm import DOC_END, DOC_START, LlmBackend
@@ -29,6 +36,42 @@ _CUT_MARK = "\n[...]\n"
 # answers is a line-item row, longer than LOOP_PERIOD tokens with its description.
 LOOP_WINDOW = 48
 LOOP_PERIOD = 12
+
+
+_LOADING = threading.Lock()  # _without_extra_buffers swaps a module function while a model loads
+
+
+def amx_host() -> bool:
+    """Whether the llama.cpp that is installed runs Intel AMX kernels on this CPU (its system
+    info says ``AMX_INT8 = 1``): then its weight repacking crashes (module docstring)."""
+    import llama_cpp
+
+    return b"AMX_INT8 = 1" in llama_cpp.llama_print_system_info()
+
+
+@contextmanager
+def _without_extra_buffers(active: bool) -> Iterator[None]:
+    """While active, models load with ``use_extra_bufts`` off (no AMX or repacked weights).
+    llama-cpp-python 0.3.36 has no argument for it: ``Llama()`` starts from
+    ``llama_model_default_params()``, so that function is wrapped for the load."""
+    if not active:
+        yield
+        return
+    import llama_cpp.llama as llama_module
+
+    with _LOADING:
+        default = llama_module.llama_cpp.llama_model_default_params
+
+        def params():
+            out = default()
+            out.use_extra_bufts = False
+            return out
+
+        llama_module.llama_cpp.llama_model_default_params = params
+        try:
+            yield
+        finally:
+            llama_module.llama_cpp.llama_model_default_params = default
 
 
 class LlamaCppBackend(LlmBackend):
@@ -79,7 +122,18 @@ class LlamaCppBackend(LlmBackend):
         self.lora_path = lora_path or None
         if self.lora_path:  # extractionProvider then names the adapter an answer came from
             self.name = f"llama_cpp:{Path(self.lora_path).stem}"
-        self._llm = Llama(
+        with _without_extra_buffers(amx_host()):
+            self._llm = self._load(Llama, path, n_ctx, n_threads, n_gpu_layers)
+        self._n_ctx = self._llm.n_ctx()
+        self._grammars: dict[str, object] = {}
+        # One llama.cpp context serves one call at a time.
+        self._lock = threading.Lock()
+        self._last_text = ""  # the previous call's prompt and answer (see complete)
+        self.last_usage: dict[str, int] = {}
+        self.last_finish_reason: str | None = None
+
+    def _load(self, llama_class, path: Path, n_ctx: int, n_threads: int, n_gpu_layers: int):
+        return llama_class(
             model_path=str(path),
             lora_path=self.lora_path,
             n_ctx=n_ctx,
@@ -91,13 +145,6 @@ class LlamaCppBackend(LlmBackend):
             n_gpu_layers=n_gpu_layers,
             verbose=False,
         )
-        self._n_ctx = self._llm.n_ctx()
-        self._grammars: dict[str, object] = {}
-        # One llama.cpp context serves one call at a time.
-        self._lock = threading.Lock()
-        self._last_text = ""  # the previous call's prompt and answer (see complete)
-        self.last_usage: dict[str, int] = {}
-        self.last_finish_reason: str | None = None
 
     def complete(self, prompt: str, json_schema: dict | None, max_tokens: int, stop: tuple[str, ...] = ()) -> str:
         """Greedy (temperature 0) continuation of ``prompt``, constrained to ``json_schema``
