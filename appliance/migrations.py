@@ -255,6 +255,18 @@ def vendor_profiles(db: Database) -> None:
     )
 
 
+@migrations(name="0008_vendor_profile_edits")
+def vendor_profile_edits(db: Database) -> None:
+    # appliance.profiles.edit: an admin's hand edits (pipeline.profiles.profile.Edits), kept apart
+    # from the lessons so that every rebuild applies them; an event says what an edit changed
+    db.executescript(
+        """
+        ALTER TABLE vendor_profiles ADD COLUMN edits_json TEXT NOT NULL DEFAULT '{}';
+        ALTER TABLE vendor_profile_events ADD COLUMN detail TEXT;
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 

@@ -12,8 +12,9 @@ tenant's profiles that the dispatcher hands to the pipeline.
   invoice's vendor (created from the approved name, as ``vendors.match_or_create``).
 - **Visible and reversible.** ``show`` gives what was learnt and from which invoices;
   ``forget_invoice`` removes one invoice's lesson, ``reset`` every lesson, ``set_frozen`` stops
-  or resumes learning. Every change is a row of ``vendor_profile_events`` (who, when, which
-  invoice).
+  or resumes learning, ``edit`` pins a name or currency or strikes an identifier or label key
+  (``pipeline.profiles.profile.Edits``, kept apart from the lessons so that they survive every
+  rebuild). Every change is a row of ``vendor_profile_events`` (who, when, which invoice, what).
 
 A profile is rebuilt from its lessons whenever they change and stored built
 (``vendor_profiles.profile_json``), so that the dispatcher loads a tenant's book in one query;
@@ -24,16 +25,18 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import replace
 from typing import Any
 
 from appliance import vendors
+from appliance.correction_values import header_value
 from appliance.db import Database, fetchone, utcnow
-from appliance.errors import NotFound
+from appliance.errors import BadRequest, NotFound
 from appliance.tenants import parse_uuid
 from pipeline.profiles.book import ProfileBook
 from pipeline.profiles.lessons import Lesson
 from pipeline.profiles.lessons import learn as lesson_of
-from pipeline.profiles.profile import VendorProfile, build
+from pipeline.profiles.profile import Edits, VendorProfile, build
 
 _BOOKS: dict[tuple[str, str], tuple[tuple[Any, ...], ProfileBook]] = {}
 
@@ -115,14 +118,65 @@ async def reset(db: Database, vendor_id: str, by: str) -> int:
     return cursor.rowcount
 
 
+async def edit(
+    db: Database,
+    vendor_id: str,
+    by: str,
+    *,
+    name: str | None = None,
+    currency: str | None = None,
+    strike_identifier: str | None = None,
+    strike_label: str | None = None,
+    clear: bool = False,
+) -> dict[str, Any]:
+    """An admin's hand edit of vendor ``vendor_id``'s profile: pin its ``name`` or ``currency``
+    (ISO 4217; an empty string unpins), strike an identifier it holds (``"iban:DE89..."``) or a
+    label key of a field (``"total_amount:total"``), or ``clear`` every edit. Applied at once and
+    on every later rebuild; one ``edited`` event per call says what changed. Returns the edits
+    (``Edits.to_json``). NotFound without a profile; BadRequest for a malformed currency or an
+    identifier or label key the profile does not hold."""
+    async with db.transaction() as conn:
+        row = await _profile_row(conn, vendor_id)
+        held = json.loads(row["profile_json"])
+        edits = Edits() if clear else Edits.from_json(json.loads(row["edits_json"]))
+        changes = ["cleared every edit"] if clear else []
+        if name is not None:
+            edits = replace(edits, name=header_value("vendor_name", name))
+            changes.append(f"name {edits.name!r}" if edits.name else "name as learnt")
+        if currency is not None:
+            edits = replace(edits, currency=header_value("currency", currency))
+            changes.append(f"currency {edits.currency}" if edits.currency else "currency as learnt")
+        if strike_identifier:
+            if strike_identifier not in held["identifiers"]:
+                raise BadRequest(f"the profile holds no identifier {strike_identifier!r} (kind:value)")
+            edits = replace(edits, identifiers=(*edits.identifiers, strike_identifier))
+            changes.append(f"struck identifier {strike_identifier}")
+        if strike_label:
+            key, _, label = strike_label.partition(":")
+            if label not in held["habits"].get(key, {}):
+                raise BadRequest(f"the profile reads no field under {strike_label!r} (field:label)")
+            edits = replace(edits, labels=(*edits.labels, (key, label)))
+            changes.append(f"struck label {label!r} of {key}")
+        if not changes:
+            raise BadRequest("nothing to edit: give a name, a currency, an identifier or label to strike, or clear")
+        await conn.execute(
+            "UPDATE vendor_profiles SET edits_json = ? WHERE id = ?",
+            (json.dumps(edits.to_json(), ensure_ascii=False), row["id"]),
+        )
+        await _rebuild(conn, row["id"])
+        await _event(conn, row["tenant_id"], row["id"], "edited", None, by, "; ".join(changes))
+    return edits.to_json()
+
+
 async def show(db: Database, vendor_id: str) -> dict[str, Any]:
     """Vendor ``vendor_id``'s profile (``VendorProfile.to_json``) with its change history
-    (``events``: action, invoice, by, at; oldest first). NotFound without a profile."""
+    (``events``: action, invoice, by, at, detail; oldest first). NotFound without a profile."""
     async with db.transaction() as conn:
         row = await _profile_row(conn, vendor_id)
     out = json.loads(row["profile_json"])
     events = await db.fetchall(
-        "SELECT action, invoice_id, by, at FROM vendor_profile_events WHERE profile_id = ? ORDER BY id", (row["id"],)
+        "SELECT action, invoice_id, by, at, detail FROM vendor_profile_events WHERE profile_id = ? ORDER BY id",
+        (row["id"],),
     )
     out["events"] = [dict(event) for event in events]
     return out
@@ -161,6 +215,7 @@ def profile_from_json(data: dict[str, Any]) -> VendorProfile:
         {k: dict(v) for k, v in (data.get("values") or {}).items()},
         tuple(data.get("invoices") or ()),
         bool(data.get("frozen")),
+        dict(data.get("edits") or {}),
     )
 
 
@@ -201,12 +256,13 @@ async def _profile_for(
 
 
 async def _rebuild(conn, profile_id: str) -> None:
-    row = await fetchone(conn, "SELECT vendor_id, frozen FROM vendor_profiles WHERE id = ?", (profile_id,))
+    row = await fetchone(conn, "SELECT vendor_id, frozen, edits_json FROM vendor_profiles WHERE id = ?", (profile_id,))
     async with conn.execute(
         "SELECT lesson_json FROM vendor_lessons WHERE profile_id = ? ORDER BY created_at, invoice_id", (profile_id,)
     ) as cursor:
         lessons = [Lesson.from_json(json.loads(r["lesson_json"])) for r in await cursor.fetchall()]
-    profile = build(profile_id, lessons, vendor_id=row["vendor_id"], frozen=bool(row["frozen"]))
+    edits = Edits.from_json(json.loads(row["edits_json"]))
+    profile = build(profile_id, lessons, vendor_id=row["vendor_id"], frozen=bool(row["frozen"]), edits=edits)
     await conn.execute(
         "UPDATE vendor_profiles SET profile_json = ?, revision = revision + 1, updated_at = ? WHERE id = ?",
         (json.dumps(profile.to_json(), ensure_ascii=False), utcnow(), profile_id),
@@ -216,7 +272,7 @@ async def _rebuild(conn, profile_id: str) -> None:
 async def _profile_row(conn, vendor_id: str):
     row = await fetchone(
         conn,
-        "SELECT id, tenant_id, profile_json FROM vendor_profiles WHERE vendor_id = ?",
+        "SELECT id, tenant_id, profile_json, edits_json FROM vendor_profiles WHERE vendor_id = ?",
         (parse_uuid(vendor_id) or vendor_id,),
     )
     if row is None:
@@ -224,9 +280,11 @@ async def _profile_row(conn, vendor_id: str):
     return row
 
 
-async def _event(conn, tenant_id: str, profile_id: str, action: str, invoice_id: str | None, by: str) -> None:
+async def _event(
+    conn, tenant_id: str, profile_id: str, action: str, invoice_id: str | None, by: str, detail: str | None = None
+) -> None:
     await conn.execute(
-        "INSERT INTO vendor_profile_events (tenant_id, profile_id, action, invoice_id, by, at) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (tenant_id, profile_id, action, invoice_id, by, utcnow()),
+        "INSERT INTO vendor_profile_events (tenant_id, profile_id, action, invoice_id, by, at, detail) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (tenant_id, profile_id, action, invoice_id, by, utcnow(), detail),
     )

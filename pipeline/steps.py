@@ -369,11 +369,15 @@ def _model_may_run(work: Work) -> bool:
 def _model_pays(work: Work, kit: Kit) -> bool:
     """The model is asked where the scorer is not sure of the key fields yet not so unsure that
     the model's answer has never brought such a document to completion on the training folds
-    (``Kit.ask_floor``), or where the rows the template or the rules read do not add up to the
-    scorer's totals (its rows may)."""
+    (``Kit.ask_floor``) nor held below the threshold by values the vendor profile backs, whose
+    calibration the model's agreement cannot lift (``Scorer.reachable``); or where the rows the
+    template or the rules read do not add up to the scorer's totals (its rows may)."""
     if work.scores is None or not _header_only(work):
         return True
-    return kit.ask_floor <= document_probability(work.scores, _template_keys(work)) < kit.threshold
+    keys = _template_keys(work)
+    if not kit.ask_floor <= document_probability(work.scores, keys) < kit.threshold:
+        return False
+    return kit.scorer is None or kit.scorer.reachable(work.scores, keys) >= kit.threshold
 
 
 def _header_only(work: Work) -> bool:

@@ -15,7 +15,7 @@ from aiohttp_session import session_middleware
 from appliance import invoices, profiles, review, vendors
 from appliance.correction_values import header_value, line_value
 from appliance.db import Database
-from appliance.errors import ApplianceError, NotFound
+from appliance.errors import ApplianceError, BadRequest, NotFound
 from appliance.settings import Settings
 from appliance.users import LoginFailed, User, log_in
 from pipeline.schema import HEADER_FIELDS, LINE_FIELDS, ProcessingStatus
@@ -27,7 +27,10 @@ DB = web.AppKey("review_db", Database)
 SETTINGS = web.AppKey("review_settings", Settings)
 QUEUE_LIMIT = 200
 DECISIONS = {"approve": "approved", "reject": "rejected"}
-PROFILE_ACTIONS = ("freeze", "thaw", "forget", "forget_invoice")
+PROFILE_ACTIONS = (
+    *("freeze", "thaw", "forget", "forget_invoice"),
+    *("edit", "strike_identifier", "strike_label", "clear_edits"),
+)
 STATUS_FILTERS = ("attention", "all", *(s.value for s in ProcessingStatus))
 
 
@@ -297,8 +300,9 @@ async def vendor_page(request: web.Request, errors: list[str] | None = None, sta
 
 
 async def vendor_change(request: web.Request) -> web.Response:
-    """An admin's change to the vendor's learned profile (``PROFILE_ACTIONS``), written to its
-    history with the admin's e-mail; 403 for a reviewer."""
+    """An admin's change to the vendor's learned profile (``PROFILE_ACTIONS``; an edit as
+    ``appliance.profiles.edit``), written to its history with the admin's e-mail; 403 for a
+    reviewer, 400 (the page with the reason) for an edit the profile cannot take."""
     user = await _user(request)
     form = await request.post()
     await check_csrf(request, form)
@@ -317,8 +321,19 @@ async def vendor_change(request: web.Request) -> web.Response:
             if invoice_id not in shown["invoices"]:
                 raise NotFound(f"invoice {invoice_id} taught this vendor's profile nothing")
             await profiles.forget_invoice(db, invoice_id, user.email)
+        elif action == "edit":
+            pins = {key: str(form.get(key, "")) for key in ("name", "currency")}
+            await profiles.edit(db, vendor["id"], user.email, **pins)
+        elif action == "strike_identifier":
+            await profiles.edit(db, vendor["id"], user.email, strike_identifier=str(form.get("identifier", "")))
+        elif action == "strike_label":
+            await profiles.edit(db, vendor["id"], user.email, strike_label=str(form.get("label", "")))
+        elif action == "clear_edits":
+            await profiles.edit(db, vendor["id"], user.email, clear=True)
         else:
             raise web.HTTPBadRequest(text=f"action must be one of {', '.join(PROFILE_ACTIONS)}")
     except NotFound as exc:
         return await vendor_page(request, errors=[exc.message], status=404)
+    except BadRequest as exc:
+        return await vendor_page(request, errors=[exc.message], status=400)
     raise web.HTTPFound(f"{PREFIX}/vendors/{vendor['id']}")

@@ -218,6 +218,46 @@ def vendor_forget(settings: Settings, vendor_id: str, invoice_id: str | None, by
         click.echo(f"vendor {vendor_id}: forgot {count} approved invoice(s)")
 
 
+@vendor.command("edit")
+@click.argument("vendor_id")
+@click.option("--name", default=None, help="pin the vendor name the profile proposes ('' unpins)")
+@click.option("--currency", default=None, help="pin its ISO 4217 currency ('' unpins)")
+@click.option("--strike-identifier", default=None, metavar="KIND:VALUE", help="never match on this identifier again")
+@click.option("--strike-label", default=None, metavar="FIELD:LABEL", help="stop reading FIELD after this label key")
+@click.option("--clear", is_flag=True, help="drop every edit first")
+@_BY
+@click.pass_obj
+def vendor_edit(
+    settings: Settings,
+    vendor_id: str,
+    name: str | None,
+    currency: str | None,
+    strike_identifier: str | None,
+    strike_label: str | None,
+    clear: bool,
+    by: str | None,
+) -> None:
+    """Edit the vendor's learned profile by hand: what approvals taught stays, the edits apply
+    over it on every rebuild (``vendor show`` lists both, and the history who edited what)."""
+    from appliance import profiles
+    from appliance.cli.common import operator_name
+
+    edits = with_db(
+        settings,
+        lambda db: profiles.edit(
+            db,
+            vendor_id,
+            by or operator_name(),
+            name=name,
+            currency=currency,
+            strike_identifier=strike_identifier,
+            strike_label=strike_label,
+            clear=clear,
+        ),
+    )
+    click.echo(f"vendor {vendor_id}: edits {json.dumps(edits, ensure_ascii=False)}")
+
+
 @user.command("add")
 @click.argument("tenant_id")
 @click.option("--email", required=True)

@@ -167,6 +167,19 @@ class Scorer:
             )
         return out
 
+    def reachable(self, scores: dict[str, FieldScore], template_fields: set[str] = frozenset()) -> float:
+        """The highest document probability a second look (the extraction model's answer) could
+        bring ``scores`` to: a value the vendor profile backs is read through its ``backed``
+        calibration whatever else agrees with it, so it stays at or below that calibration's
+        top; every other field could reach 1.0. A document below the threshold whose reachable
+        probability is too is not worth the model's seconds (``pipeline.steps._model_pays``)."""
+        reach = 1.0
+        for name, s in scores.items():
+            steps = self.backed_steps.get(name)
+            if name not in template_fields and steps is not None and "profile" in s.chosen.sources:
+                reach *= float(steps[1].max()) if len(steps[1]) else 0.0
+        return reach
+
     def threshold(self, target_precision: float) -> float:
         """The document probability to complete at ``target_precision``: the fitted threshold of
         the nearest target at least as strict (``NEVER`` above the strictest)."""

@@ -77,7 +77,8 @@ class ProfileBook:
     ) -> Match | None:
         """The best-matching profile of a page with ``page_identifiers``, or None. With ``text``
         (the page's, or the approved vendor name when an approval is filed), a profile matched by
-        identifiers alone must have its name printed there (``name_printed``); the upload's
+        identifiers alone must have a name of it printed there (``name_printed``,
+        ``VendorProfile.printed_names``); the upload's
         ``vendorId`` needs no such check."""
         weights: dict[str, int] = defaultdict(int)
         shared: dict[str, list[str]] = defaultdict(list)
@@ -88,7 +89,7 @@ class ProfileBook:
                 shared[owner].append(ident)
         if text is not None:
             for pid in [p for p, w in weights.items() if w >= MATCH_WEIGHT]:
-                if not name_printed(self.profiles[pid].name, text):
+                if not any(name_printed(name, text) for name in self.profiles[pid].printed_names):
                     del weights[pid]
         if vendor_id in self.by_vendor:  # the upload's vendorId: one lookup, not a scan of the book
             weights[self.by_vendor[vendor_id]] += MATCH_WEIGHT

@@ -8,6 +8,9 @@ known label key gives the same one. The vendor name is the one a person approved
 corrected), the currency the one all approvals agree on. What the profile proposes is one
 source among the others: the scorer weighs it (``by_profile``, ``profile_support``), it never
 overrides the page.
+
+An admin may *edit* a profile (``Edits``): pin its name or currency, or strike an identifier or
+a label key it learnt wrongly; an edit holds over every later rebuild, until the admin clears it.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ class VendorProfile:
     that showed it), ``habits`` (field -> label key -> approvals that printed the field under
     it), ``shapes`` (field -> printed pattern -> approvals), ``values`` (field -> value ->
     approvals; what currency and name were approved), ``invoices`` (the approved invoices it was
-    learnt from, oldest first) and ``frozen`` (an admin stopped its learning)."""
+    learnt from, oldest first), ``frozen`` (an admin stopped its learning) and ``edits`` (the
+    admin's ``Edits``, as ``Edits.to_json``, already applied to the fields above)."""
 
     profile_id: str
     vendor_id: str | None = None
@@ -40,6 +44,15 @@ class VendorProfile:
     values: dict[str, dict[str, int]] = field(default_factory=dict)
     invoices: tuple[str, ...] = ()
     frozen: bool = False
+    edits: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def printed_names(self) -> tuple[str | None, ...]:
+        """The names a page of this vendor may print: its name, and where an admin pinned one
+        (``Edits.name``), also every name its approvals taught."""
+        if self.edits.get("name"):
+            return tuple(dict.fromkeys((self.name, *self.values.get("vendor_name", {}))))
+        return (self.name,)
 
     @property
     def approvals(self) -> int:
@@ -59,7 +72,46 @@ class VendorProfile:
             "shapes": self.shapes,
             "values": self.values,
             "invoices": list(self.invoices),
+            "edits": self.edits,
         }
+
+
+@dataclass(frozen=True)
+class Edits:
+    """What an admin changed by hand in a profile, applied on every rebuild (``build``):
+    ``name`` and ``currency`` pin the approved vendor name and ISO 4217 code (None: as learnt),
+    ``identifiers`` are struck typed identifiers (``"iban:DE89..."``: never a reason to match,
+    even if a later approval shows it again), ``labels`` struck label keys per field (the
+    profile no longer reads the field there)."""
+
+    name: str | None = None
+    currency: str | None = None
+    identifiers: tuple[str, ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON object of the edits; empty when there are none."""
+        out: dict[str, Any] = {}
+        if self.name:
+            out["name"] = self.name
+        if self.currency:
+            out["currency"] = self.currency
+        if self.identifiers:
+            out["identifiers"] = sorted(self.identifiers)
+        if self.labels:
+            out["labels"] = [f"{name}:{label}" for name, label in sorted(self.labels)]
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> Edits:
+        """The edits of a ``to_json`` object (None or empty: none)."""
+        data = data or {}
+        return cls(
+            data.get("name") or None,
+            data.get("currency") or None,
+            tuple(data.get("identifiers") or ()),
+            tuple(tuple(item.split(":", 1)) for item in data.get("labels") or ()),
+        )
 
 
 @dataclass(frozen=True)
@@ -74,9 +126,15 @@ class Proposal:
 
 
 def build(
-    profile_id: str, lessons: list[Lesson], *, vendor_id: str | None = None, frozen: bool = False
+    profile_id: str,
+    lessons: list[Lesson],
+    *,
+    vendor_id: str | None = None,
+    frozen: bool = False,
+    edits: Edits | None = None,
 ) -> VendorProfile:
-    """The profile that ``lessons`` (oldest first) add up to."""
+    """The profile that ``lessons`` (oldest first) add up to, with an admin's ``edits`` applied
+    (a pinned name or currency counts as backed by every approval, at least one)."""
     identifiers: Counter[str] = Counter()
     habits: dict[str, Counter[str]] = {}
     shapes: dict[str, Counter[str]] = {}
@@ -93,6 +151,18 @@ def build(
             if lesson.values.get(key):
                 values.setdefault(key, Counter())[str(lesson.values[key])] += 1
         name = lesson.values.get("vendor_name") or name
+    edits = edits or Edits()
+    vouched = max(1, len(lessons))
+    if edits.name:  # the learnt names stay: a page may still print one (``printed_names``)
+        name = edits.name
+        values.setdefault("vendor_name", Counter())[edits.name] = vouched
+    if edits.currency:
+        values["currency"] = Counter({edits.currency: vouched})
+    for ident in edits.identifiers:
+        identifiers.pop(ident, None)
+    for key, label in edits.labels:
+        habits.get(key, Counter()).pop(label, None)
+    habits = {key: labels for key, labels in habits.items() if labels}
     return VendorProfile(
         profile_id,
         vendor_id,
@@ -103,6 +173,7 @@ def build(
         {k: dict(v) for k, v in values.items()},
         tuple(lesson.invoice_id for lesson in lessons),
         frozen,
+        edits.to_json(),
     )
 
 

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from appliance import profiles, review
-from appliance.errors import NotFound
+from appliance.errors import BadRequest, NotFound
 from tests.appliance.test_review import appliance
 from tests.conftest import DATASETS, make_settings, needs_datasets
 from tests.models.test_e2e_models import model_sections
@@ -111,6 +111,39 @@ async def test_forget_freeze_and_reject(harness):
         await profiles.forget_invoice(harness.db, first, "admin")  # it teaches nothing now
 
 
+async def test_an_admin_edits_a_profile_and_every_rebuild_keeps_the_edit(harness):
+    _, headers = await harness.tenant()
+    first, _ = await uploaded(harness, headers, invoice("R-1", "119.00"))
+    await review.decide(harness.db, first, "approved", "alice")
+    vendor_id = await vendor_of(harness, first)
+    edits = await profiles.edit(harness.db, vendor_id, "admin", name="Bergmann Werkzeuge GmbH & Co. KG", currency="chf")
+    assert edits == {"name": "Bergmann Werkzeuge GmbH & Co. KG", "currency": "CHF"}
+    iban = "iban:DE89370400440532013000"
+    label = "total_amount:total"
+    await profiles.edit(harness.db, vendor_id, "admin", strike_identifier=iban, strike_label=label)
+    second, body = await uploaded(harness, headers, invoice("R-2", "238.00", iban=OTHER_IBAN))
+    assert not any("IBAN" in e for e in body["validationErrors"])  # the struck IBAN is no reference
+    assert await vendor_of(harness, second) == vendor_id  # its VAT id and the learnt name it prints
+    await review.decide(harness.db, second, "approved", "alice")  # a rebuild: the edits hold
+    shown = await profiles.show(harness.db, vendor_id)
+    assert shown["approvals"] == 2 and shown["name"] == "Bergmann Werkzeuge GmbH & Co. KG"
+    assert iban not in shown["identifiers"] and "total" not in shown["habits"].get("total_amount", {})
+    assert shown["values"]["currency"] == {"CHF": 2}
+    for bad in ({"currency": "euro"}, {"strike_identifier": "iban:XX"}, {"strike_label": "total_amount:nope"}, {}):
+        with pytest.raises(BadRequest):
+            await profiles.edit(harness.db, vendor_id, "admin", **bad)
+    assert await profiles.edit(harness.db, vendor_id, "admin", clear=True) == {}
+    shown = await profiles.show(harness.db, vendor_id)
+    assert iban in shown["identifiers"] and shown["name"] == "Bergmann Werkzeuge GmbH"
+    assert [(e["action"], e["detail"]) for e in shown["events"] if e["action"] == "edited"] == [
+        ("edited", "name 'Bergmann Werkzeuge GmbH & Co. KG'; currency CHF"),
+        ("edited", "struck identifier iban:DE89370400440532013000; struck label 'total' of total_amount"),
+        ("edited", "cleared every edit"),
+    ]
+    with pytest.raises(NotFound):
+        await profiles.edit(harness.db, "00000000-0000-4000-8000-000000000000", "admin", name="X")
+
+
 def billed(vendor: str, vat: str, number: str, total: str, iban: str) -> bytes:
     """An invoice of ``vendor`` to the tenant, whose own VAT id stands in the bill-to block."""
     return text_pdf(
@@ -160,10 +193,18 @@ async def test_the_cli_shows_freezes_and_forgets(harness, tmp_path):
     assert json.loads(result.stdout)["profile"]["invoices"] == [first]
     result = await appliance(tmp_path, "vendor", "freeze", vendor_id, "--by", "carol")
     assert result.returncode == 0 and "frozen" in result.stdout
+    result = await appliance(tmp_path, "vendor", "edit", vendor_id, "--currency", "EUR", "--by", "carol")
+    assert result.returncode == 0 and '{"currency": "EUR"}' in result.stdout
+    result = await appliance(tmp_path, "vendor", "edit", vendor_id, "--strike-label", "total_amount:nope")
+    assert result.returncode == 65 and "reads no field under" in result.stderr
     result = await appliance(tmp_path, "vendor", "forget", vendor_id, "--by", "carol")
     assert result.returncode == 0 and "forgot 1 approved invoice(s)" in result.stdout
     events = json.loads((await appliance(tmp_path, "vendor", "show", vendor_id)).stdout)["profile"]["events"]
-    assert [(e["action"], e["by"]) for e in events][-2:] == [("froze", "carol"), ("reset", "carol")]
+    assert [(e["action"], e["by"]) for e in events][-3:] == [
+        ("froze", "carol"),
+        ("edited", "carol"),
+        ("reset", "carol"),
+    ]
     result = await appliance(tmp_path, "vendor", "forget", vendor_id, "--invoice", first)
     assert result.returncode != 0 and "taught no vendor profile" in result.stderr
     _, headers_b = await harness.tenant(name="b")

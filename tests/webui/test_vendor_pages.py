@@ -76,6 +76,33 @@ async def test_an_admin_freezes_and_forgets_and_the_history_says_who(harness):
     ]
 
 
+async def test_an_admin_pins_a_name_and_strikes_what_was_learnt_wrongly(harness):
+    tenant_id, headers = await harness.tenant()
+    vendor_id, _ = await approved_vendor(harness, headers)
+    client, _ = await logged_in(harness, tenant_id, "admin@example.com", role="admin")
+    try:
+        url = f"{PREFIX}/vendors/{vendor_id}"
+        page = await (await client.get(url)).text()
+        form = {"csrf": token_of(page), "action": "edit", "name": "Bergmann AG", "currency": "EUR"}
+        assert (await client.post(url, data=form, allow_redirects=False)).status == 302
+        bad = await client.post(url, data={**form, "currency": "euro"}, allow_redirects=False)
+        assert bad.status == 400 and "ISO 4217" in await bad.text()
+        iban = "iban:DE89370400440532013000"
+        form = {"csrf": token_of(page), "action": "strike_identifier", "identifier": iban}
+        assert (await client.post(url, data=form, allow_redirects=False)).status == 302
+        form = {"csrf": token_of(page), "action": "strike_label", "label": "invoice_number:invoice no"}
+        assert (await client.post(url, data=form, allow_redirects=False)).status == 302
+        page = await (await client.get(url)).text()
+        assert 'id="edits"' in page and "Bergmann AG" in page and "edited: struck identifier" in page
+        identifiers = page.split('id="identifiers"', 1)[1].split("</table>", 1)[0]
+        assert "DE89370400440532013000" not in identifiers
+    finally:
+        await client.close()
+    shown = await profiles.show(harness.db, vendor_id)
+    assert shown["name"] == "Bergmann AG" and iban not in shown["identifiers"]
+    assert "invoice no" not in shown["habits"].get("invoice_number", {})
+
+
 async def test_another_tenants_vendor_is_404(harness):
     tenant_a, _ = await harness.tenant(name="a")
     _, headers_b = await harness.tenant(name="b")

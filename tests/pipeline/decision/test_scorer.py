@@ -134,6 +134,16 @@ def test_below_the_ask_floor_the_model_is_not_asked_and_the_document_flagged(tin
     assert tiny_scorer.ask_floor(0.98) == 0.998 and tiny_scorer.ask_floor(0.995) == 0.0
 
 
+def test_a_value_the_profile_backs_caps_what_a_second_look_could_reach(tiny_scorer, monkeypatch):
+    monkeypatch.setattr(tiny_scorer, "backed_steps", {"total_amount": (np.array([0.0, 1.0]), np.array([0.5, 0.9]))})
+    chosen = Candidate("total_amount", Decimal("39.00"), {}, sources={"profile", "rules"})
+    backed = FieldScore("total_amount", Decimal("39.00"), 0.9, Source.PROFILE, chosen, None)
+    date = field_score("invoice_date", "2024-01-05", 0.5)
+    assert tiny_scorer.reachable({"total_amount": backed, "invoice_date": date}) == pytest.approx(0.9)
+    assert tiny_scorer.reachable({"total_amount": field_score("total_amount", Decimal("39.00"), 0.9)}) == 1.0
+    assert tiny_scorer.reachable({"total_amount": backed}, {"total_amount"}) == 1.0  # a template's: right
+
+
 def test_the_operator_may_have_the_model_asked_wherever_the_scorer_is_unsure_or_never(tiny_scorer):
     work, llm = extract(tiny_scorer, 0.999, floor=0.998, ask="always")
     assert "model" in work.ran and len(llm.calls) >= 1

@@ -9,7 +9,7 @@ from pipeline.decision.scorer import scorable
 from pipeline.profiles.book import ProfileBook, name_printed
 from pipeline.profiles.identifiers import identifiers
 from pipeline.profiles.lessons import id_shape, label_key, learn
-from pipeline.profiles.profile import build, in_shape, propose
+from pipeline.profiles.profile import Edits, build, in_shape, propose
 from pipeline.steps import Work, profile_reasons, profile_step
 
 IBAN = "DE89370400440532013000"
@@ -181,6 +181,30 @@ def test_forgetting_a_lesson_removes_what_it_taught():
     assert both.identifiers[f"iban:{OTHER_IBAN}"] == 1 and both.approvals == 2
     first_only = build("p", lessons[:1])
     assert f"iban:{OTHER_IBAN}" not in first_only.identifiers and first_only.invoices == ("inv-1",)
+
+
+def test_an_admins_edits_hold_over_what_later_approvals_teach():
+    second = receipt("CS00012999", "03/02/2017", "12.50", "20.00", iban=OTHER_IBAN)
+    lessons = [learn("inv-1", FIRST, FIRST_DATA), learn("inv-2", second, {**FIRST_DATA, "total_amount": 12.5})]
+    edits = Edits(
+        name="Teo Heng Stationery & Books Sdn Bhd",
+        currency="SGD",
+        identifiers=(f"iban:{OTHER_IBAN}",),
+        labels=(("total_amount", "total rounded"),),
+    )
+    profile = build("p", lessons, edits=edits)
+    assert f"iban:{OTHER_IBAN}" not in profile.identifiers and f"iban:{IBAN}" in profile.identifiers
+    assert "total_amount" not in profile.habits and profile.approvals == 2
+    proposed = propose(profile, receipt("CS00013000", "04/02/2017", "7.00", "10.00"))
+    assert proposed["vendor_name"].value == "Teo Heng Stationery & Books Sdn Bhd"
+    assert proposed["vendor_name"].support == 2 and proposed["currency"].value == "SGD"
+    assert "total_amount" not in proposed  # struck: the profile no longer reads it there
+    assert Edits.from_json(profile.edits) == edits and Edits.from_json(None) == Edits()
+    assert build("p", []).edits == {} and build("p", [], edits=Edits(name="X")).values["vendor_name"] == {"X": 1}
+    # the page still prints the learnt name: the pinned one does not stop the match
+    assert profile.printed_names == ("Teo Heng Stationery & Books Sdn Bhd", "TEO HENG STATIONERY & BOOKS")
+    page = receipt("CS1", "05/01/2017", "39.00", "50.00")
+    assert ProfileBook((profile,)).match(identifiers(page), text=page) is not None
 
 
 def test_the_profile_step_matches_and_proposes():
