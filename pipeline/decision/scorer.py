@@ -12,7 +12,13 @@ among poor candidates, yet is no vendor. Either input is mapped to a probability
 calibration fitted out of fold (grouped by shop, producer or synthetic document) on the training
 data, never on the dev set; stacked generalisation (Wolpert, 1992) is the pattern. A value the
 tenant's vendor profile proposed (``pipeline.profiles``) is calibrated on such values where the
-training had enough of them (``calibration.json``: ``backed``). A
+training had enough of them (``calibration.json``: ``backed``), and is never less sure than the
+page alone makes it: where the scorer reading the page without the profile's features ranks the
+same value first, the field takes the higher of the two probabilities (``page_alone``). The
+backed calibration is capped (its training held OCR misreadings and a net amount under a total's
+label), so without that floor a profile that agreed with a page the scorer was sure of lowered
+its total to 0.95 (the page alone: above the 0.96 threshold) and held back documents that
+completed without any profile (``bench/results/learning.md``, synthetic vendors). A
 document's probability that
 all its key fields are right is the product of its fields' probabilities; it completes when that
 reaches the threshold fitted on the folds for the operator's target precision
@@ -41,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.decision.candidates import FEATURES, Candidate
+from pipeline.decision.candidates import FEATURES, Candidate, same_value
 from pipeline.schema import KEY_FIELDS, Source
 
 SCORER_DIR = Path(__file__).with_name("scorer")
@@ -59,7 +65,9 @@ _SOURCES = {"template": Source.TEMPLATE, "rules": Source.RULES, "model": Source.
 class FieldScore:
     """The scorer's answer for one key field: the chosen ``value`` (normalised), its calibrated
     ``probability`` of being right (0..1), the ``source`` that proposed it (the rules when only
-    the page did), the chosen candidate and the best other one (``runner_up``, None if none)."""
+    the page did), the chosen candidate and the best other one (``runner_up``, None if none);
+    ``page_alone``: for a value the vendor profile backs, the probability the page alone gives
+    it where the page alone ranks it first (None otherwise, and for other values)."""
 
     field: str
     value: Any
@@ -67,6 +75,7 @@ class FieldScore:
     source: Source
     chosen: Candidate
     runner_up: Candidate | None
+    page_alone: float | None = None
 
 
 class ScorerError(ValueError):
@@ -157,26 +166,45 @@ class Scorer:
             source = next(
                 (_SOURCES[s] for s in ("template", "rules", "model", "profile") if s in chosen.sources), Source.RULES
             )
+            backed = "profile" in chosen.sources
+            probability = self.calibrated(name, self.calibration_input(name, raw, chosen), backed)
+            alone = self.page_alone(name, found, chosen) if backed else None
             out[name] = FieldScore(
                 name,
                 chosen.value,
-                round(self.calibrated(name, self.calibration_input(name, raw, chosen), "profile" in chosen.sources), 4),
+                round(max(probability, alone or 0.0), 4),
                 source,
                 chosen,
                 found[order[1]] if len(order) > 1 else None,
+                None if alone is None else round(alone, 4),
             )
         return out
 
+    def page_alone(self, name: str, found: list[Candidate], chosen: Candidate) -> float | None:
+        """The probability of ``chosen``'s value as the scorer reads the page without the vendor
+        profile (its proposal's features and source taken off every candidate of ``found``),
+        where the page alone ranks that value first; None where it ranks another first."""
+        plain = scorable(name, [without_profile(c) for c in found])
+        if not plain:
+            return None
+        raw = self.raw(name, plain)
+        best = plain[min(range(len(plain)), key=lambda i: (-raw[i], i))]
+        if best.value != chosen.value and not same_value(name, best.value, chosen.value):
+            return None
+        return self.calibrated(name, self.calibration_input(name, raw, best))
+
     def reachable(self, scores: dict[str, FieldScore], template_fields: set[str] = frozenset()) -> float:
         """The highest document probability a second look (the extraction model's answer) could
-        bring ``scores`` to: a value the vendor profile backs is read through its ``backed``
-        calibration whatever else agrees with it, so it stays at or below that calibration's
-        top; every other field could reach 1.0. A document below the threshold whose reachable
+        bring ``scores`` to: a value the vendor profile backs that the page alone does not rank
+        first (``FieldScore.page_alone``) is read through its ``backed`` calibration whatever else
+        agrees with it, so it stays at or below that calibration's top; every other field could
+        reach 1.0. A document below the threshold whose reachable
         probability is too is not worth the model's seconds (``pipeline.steps._model_pays``)."""
         reach = 1.0
         for name, s in scores.items():
             steps = self.backed_steps.get(name)
-            if name not in template_fields and steps is not None and "profile" in s.chosen.sources:
+            capped = s.page_alone is None and "profile" in s.chosen.sources  # the page alone would not lift it
+            if name not in template_fields and steps is not None and capped:
                 reach *= float(steps[1].max()) if len(steps[1]) else 0.0
         return reach
 
@@ -198,6 +226,18 @@ def _nearest_target(fitted: dict[str, float], target_precision: float, beyond: f
         if target >= target_precision - 1e-9:
             return value
     return beyond
+
+
+def without_profile(cand: Candidate) -> Candidate:
+    """``cand`` as a page without a vendor profile shows it: ``by_profile`` and
+    ``profile_support`` 0, one proposer fewer where the profile was one, "profile" not a source."""
+    if "profile" not in cand.sources:
+        return cand
+    features = dict(cand.features)
+    features.update(by_profile=0.0, profile_support=0.0)
+    if "n_proposers" in features:
+        features["n_proposers"] -= 1.0
+    return Candidate(cand.field, cand.value, features, cand.evidence, cand.sources - {"profile"})
 
 
 def scorable(name: str, found: list[Candidate]) -> list[Candidate]:

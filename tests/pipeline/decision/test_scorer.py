@@ -144,6 +144,22 @@ def test_a_value_the_profile_backs_caps_what_a_second_look_could_reach(tiny_scor
     assert tiny_scorer.reachable({"total_amount": backed}, {"total_amount"}) == 1.0  # a template's: right
 
 
+def test_a_profile_that_agrees_with_the_page_never_makes_the_value_less_sure(tiny_scorer, monkeypatch):
+    # the backed calibration tops out at 0.5; the page alone is about 0.9 sure of the rules' value
+    monkeypatch.setattr(tiny_scorer, "backed_steps", {"total_amount": (np.array([0.0, 1.0]), np.array([0.5, 0.5]))})
+    features = {"by_rules": 1.0, "ocr_conf": 0.5, "by_profile": 1.0, "profile_support": 3.0, "n_proposers": 2.0}
+    agreed = Candidate("total_amount", "a", features, sources={"rules", "profile"})
+    other = Candidate("total_amount", "b", {"by_rules": 0.0, "ocr_conf": 0.5})
+    score = tiny_scorer.score({"total_amount": [other, agreed]})["total_amount"]
+    assert score.value == "a" and score.page_alone is not None and score.page_alone > 0.7
+    assert score.probability == score.page_alone  # the higher of 0.5 and the page's own
+    assert tiny_scorer.reachable({"total_amount": score}) == 1.0  # the page alone could still rise
+    # a value the page alone ranks below another keeps the backed calibration
+    backed_other = Candidate("total_amount", "b", {"by_rules": 0.0, "by_profile": 1.0}, sources={"profile"})
+    assert tiny_scorer.page_alone("total_amount", [backed_other, agreed], backed_other) is None
+    assert agreed.features["by_profile"] == 1.0 and "profile" in agreed.sources  # left as it was
+
+
 def test_the_operator_may_have_the_model_asked_wherever_the_scorer_is_unsure_or_never(tiny_scorer):
     work, llm = extract(tiny_scorer, 0.999, floor=0.998, ask="always")
     assert "model" in work.ran and len(llm.calls) >= 1
