@@ -216,6 +216,7 @@ def profile_from_json(data: dict[str, Any]) -> VendorProfile:
         tuple(data.get("invoices") or ()),
         bool(data.get("frozen")),
         dict(data.get("edits") or {}),
+        dict(data.get("filled") or {}),  # absent in profiles built before it: the rule needing it stays quiet
     )
 
 

@@ -43,7 +43,7 @@ from pipeline.errors import OcrBusy, TemporaryError
 from pipeline.model.llm_extract import LlmAnswer, llm_header, llm_lines
 from pipeline.profiles.book import Match
 from pipeline.profiles.identifiers import identifiers
-from pipeline.profiles.profile import Proposal, propose
+from pipeline.profiles.profile import Proposal, VendorProfile, propose
 from pipeline.reading.sniff import PDF, sniff
 from pipeline.reading.text import UnreadableDocument, image_text, pdf_text
 from pipeline.result import ExtractionResult
@@ -289,14 +289,16 @@ def profile_step(work: Work, kit: Kit) -> None:
             work.vendor_id = work.profile.profile.vendor_id
 
 
-def profile_reasons(match: Match | None) -> list[str]:
+def profile_reasons(match: Match | None, data: dict[str, Any] | None = None) -> list[str]:
     """Reasons, for ``validationErrors``, why a page that matched a vendor profile must be
     looked at: an IBAN the vendor's approved invoices never showed (bank details changed: the
-    classic payment fraud), or identifiers of two vendors on one page."""
+    classic payment fraud), identifiers of two vendors on one page, or no invoice number in
+    ``data`` (the header as decided) where most of the vendor's approved invoices printed one
+    under a label (``missing_number``)."""
     if match is None:
         return []
     name = match.profile.name or "this vendor"
-    reasons = []
+    reasons = missing_number(match.profile, data) if data is not None else []
     for ident in match.contradicts:
         known = ", ".join(i.split(":", 1)[1] for i in match.profile.identifiers if i.startswith("iban:"))
         reasons.append(
@@ -306,6 +308,22 @@ def profile_reasons(match: Match | None) -> list[str]:
     if match.ambiguous:
         reasons.append(f"the page matches more than one vendor profile ({name} and {len(match.ambiguous)} other)")
     return reasons
+
+
+def missing_number(profile: VendorProfile, data: dict[str, Any]) -> list[str]:
+    """A reason when ``data`` has no invoice number although most of ``profile``'s approvals had
+    one (``filled``): a page with no labelled id has no invoice number for the scorer
+    (``scorable``), which on a vendor that numbers its invoices means OCR lost the label or the
+    number, not that this invoice has none (bench-learning, synthetic scans: the only wrong
+    completion with learning)."""
+    if data.get("invoice_number") or 2 * profile.filled.get("invoice_number", 0) <= profile.approvals:
+        return []
+    habit = profile.habits.get("invoice_number") or {"": 0}
+    label = max(habit, key=lambda key: (habit[key], key)).lstrip("^")
+    return [
+        f"invoice_number not found, though {profile.name or 'this vendor'}'s approved invoices print one"
+        + (f" (after '{label}')" if label else "")
+    ]
 
 
 def rules_step(work: Work, kit: Kit) -> None:
@@ -451,7 +469,7 @@ def finish_step(work: Work, kit: Kit) -> None:
     if kit.models.review_line_items == "drop" and not key_reasons and checks and _only_lines(checks):
         chosen, data = -1, normalise.data(fields, [], doc.text)  # the header is sure; rows that do not add up go
         checks = validate(data)
-    errors = checks + key_reasons + profile_reasons(work.profile)
+    errors = checks + key_reasons + profile_reasons(work.profile, data)
     evidence = build_evidence(
         data,
         doc=doc,

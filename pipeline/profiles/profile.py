@@ -31,8 +31,9 @@ class VendorProfile:
     ``name`` (the vendor name approved last), ``identifiers`` (typed identifier -> approvals
     that showed it), ``habits`` (field -> label key -> approvals that printed the field under
     it), ``shapes`` (field -> printed pattern -> approvals), ``values`` (field -> value ->
-    approvals; what currency and name were approved), ``invoices`` (the approved invoices it was
-    learnt from, oldest first), ``frozen`` (an admin stopped its learning) and ``edits`` (the
+    approvals; what currency and name were approved), ``filled`` (field -> approvals whose
+    approved header had a value for it), ``invoices`` (the approved invoices it was learnt from,
+    oldest first), ``frozen`` (an admin stopped its learning) and ``edits`` (the
     admin's ``Edits``, as ``Edits.to_json``, already applied to the fields above)."""
 
     profile_id: str
@@ -45,6 +46,7 @@ class VendorProfile:
     invoices: tuple[str, ...] = ()
     frozen: bool = False
     edits: dict[str, Any] = field(default_factory=dict)
+    filled: dict[str, int] = field(default_factory=dict)
 
     @property
     def printed_names(self) -> tuple[str | None, ...]:
@@ -71,6 +73,7 @@ class VendorProfile:
             "habits": self.habits,
             "shapes": self.shapes,
             "values": self.values,
+            "filled": self.filled,
             "invoices": list(self.invoices),
             "edits": self.edits,
         }
@@ -139,9 +142,11 @@ def build(
     habits: dict[str, Counter[str]] = {}
     shapes: dict[str, Counter[str]] = {}
     values: dict[str, Counter[str]] = {}
+    filled: Counter[str] = Counter()
     name = None
     for lesson in lessons:
         identifiers.update(lesson.identifiers)
+        filled.update(key for key, value in lesson.values.items() if value not in (None, ""))
         for key, labels in lesson.labels.items():
             habits.setdefault(key, Counter()).update(labels)
         for key, shape in lesson.shapes.items():
@@ -174,6 +179,7 @@ def build(
         tuple(lesson.invoice_id for lesson in lessons),
         frozen,
         edits.to_json(),
+        dict(filled),
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pipeline.context import JobContext
 from pipeline.decision.candidates import Candidate
 from pipeline.decision.scorer import scorable
-from pipeline.profiles.book import ProfileBook, name_printed
+from pipeline.profiles.book import Match, ProfileBook, name_printed
 from pipeline.profiles.identifiers import identifiers
 from pipeline.profiles.lessons import id_shape, label_key, learn
 from pipeline.profiles.profile import Edits, build, in_shape, propose
@@ -172,6 +172,17 @@ def test_a_new_iban_for_a_known_vendor_is_a_reason_to_look():
     (reason,) = profile_reasons(match)
     assert OTHER_IBAN in reason and IBAN in reason and "bank details" in reason
     assert profile_reasons(book.match(identifiers(FIRST))) == [] and profile_reasons(None) == []
+
+
+def test_a_vendor_that_numbers_its_invoices_is_not_completed_without_a_number():
+    profile = build("p", [learn(f"inv-{i}", FIRST, FIRST_DATA) for i in range(3)])
+    match = Match(profile, ("reg:1",), 1)
+    assert profile.filled["invoice_number"] == 3
+    (reason,) = profile_reasons(match, {"invoice_number": None, "total_amount": 39})
+    assert reason.startswith("invoice_number not found") and "approved invoices print one" in reason
+    assert profile_reasons(match, {"invoice_number": "CS00012345"}) == []
+    unnumbered = build("q", [learn("inv-9", FIRST, {**FIRST_DATA, "invoice_number": None})])
+    assert profile_reasons(Match(unnumbered, ("reg:1",), 1), {"invoice_number": None}) == []
 
 
 def test_forgetting_a_lesson_removes_what_it_taught():

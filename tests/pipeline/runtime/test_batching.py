@@ -74,7 +74,9 @@ async def _kill_stage_mid_batch(harness_factory, tmp_path, stage: str, layers: d
         {
             "pool": {"backend": "ray", "mode": "staged", "workers": 3},
             "ocr": {"batch_window_ms": 300},
-            "queue": {"max_attempts": 4},
+            # a restarting actor takes seconds on a loaded host: the suite's 0.05 s backoff
+            # spent all 4 attempts in under a second while the training ran beside it
+            "queue": {"max_attempts": 4, "backoff_seconds": 1.0},
         },
         layers,
     )
