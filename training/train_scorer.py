@@ -60,6 +60,7 @@ from pipeline.decision.scorer import (
     scorable,
     top_share,
     verifier_features,
+    without_profile,
 )
 from pipeline.document import DocumentText
 from pipeline.model.llm_extract import LlmAnswer
@@ -178,10 +179,23 @@ class Group:
     labelled: bool = True  # False: the truth has no value for the field (scored, never learnt from)
     raw: np.ndarray = field(default_factory=lambda: np.zeros(0))
     verified: float = 0.0  # the out-of-fold verifier's score of the top candidate
+    # The page alone (``scorer.without_profile``): the candidates' vectors without the vendor
+    # profile's features, where the profile proposed one (empty otherwise), one per candidate;
+    # their out-of-fold raw scores and verifier score, as ``raw`` and ``verified``.
+    plain: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    plain_raw: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    plain_verified: float = 0.0
 
-    def verifier_row(self) -> list[float]:
-        """``verifier_features`` of this group's top candidate, from its out-of-fold ``raw``."""
-        return verifier_features(self.raw, list(self.vectors[int(np.argmax(self.raw))]))
+    def verifier_row(self, plain: bool = False) -> list[float]:
+        """``verifier_features`` of this group's top candidate, from its out-of-fold ``raw``
+        (``plain``: of the page alone's top candidate, from ``plain_raw``)."""
+        raw, vectors = (self.plain_raw, self.plain) if plain else (self.raw, self.vectors)
+        return verifier_features(raw, list(vectors[int(np.argmax(raw))]))
+
+    def page_alone_agrees(self) -> bool:
+        """Whether the vendor profile backs the top candidate and the page alone ranks the same
+        value first (serving's ``Scorer.page_alone`` is then not None)."""
+        return backed(self) and len(self.plain_raw) > 0 and int(np.argmax(self.plain_raw)) == int(np.argmax(self.raw))
 
 
 def read_documents(args) -> list[TrainDoc]:
@@ -308,6 +322,7 @@ def candidate_groups(docs: list[TrainDoc], answers: dict[str, dict], scorer_modu
                     continue
                 labelled = truth is not None and name in item.asked
                 labels = [labelled and bool(scorer_module.field_ok(name, to_json(c.value), truth)) for c in found]
+                plain = scorable(name, [without_profile(c) for c in found]) if work.profile_proposals else []
                 groups.append(
                     Group(
                         item.key,
@@ -320,6 +335,7 @@ def candidate_groups(docs: list[TrainDoc], answers: dict[str, dict], scorer_modu
                         item.source,
                         item.mode,
                         labelled,
+                        plain=np.array([c.vector() for c in plain], dtype=float) if plain else np.zeros((0, 0)),
                     )
                 )
     return groups
@@ -356,15 +372,21 @@ def verifier_out_of_fold(groups: list[Group]) -> None:
     for train, test in fold_splits(groups):
         if len({top(g)[1] for g in train}) < 2:
             for g in test:
-                g.verified = 0.5
+                g.verified = g.plain_verified = 0.5
             continue
-        scores = train_verifier(train).predict(np.array([g.verifier_row() for g in test], dtype=float))
+        verifier = train_verifier(train)
+        scores = verifier.predict(np.array([g.verifier_row() for g in test], dtype=float))
         for g, score in zip(test, scores, strict=True):
             g.verified = float(score)
+            if len(g.plain_raw):
+                g.plain_verified = float(verifier.predict(np.array([g.verifier_row(plain=True)], dtype=float))[0])
 
 
-def calibration_input(group: Group, kind: str) -> float:
-    """What the isotonic steps read for a group's top candidate: ``top_share`` or the verifier."""
+def calibration_input(group: Group, kind: str, plain: bool = False) -> float:
+    """What the isotonic steps read for a group's top candidate: ``top_share`` or the verifier
+    (``plain``: for the page alone's top candidate)."""
+    if plain:
+        return group.plain_verified if kind == VERIFIER else top_share(group.plain_raw)
     return group.verified if kind == VERIFIER else top(group)[0]
 
 
@@ -404,13 +426,19 @@ def out_of_fold(groups: list[Group]) -> None:
         booster = train_booster(train)
         for g in test:
             g.raw = booster.predict(g.vectors)
+            if len(g.plain):
+                g.plain_raw = booster.predict(g.plain)
 
 
-def cross_calibrated(groups: list[Group], kind: str) -> dict[tuple[str, str, str], float]:
-    """(key, variant, field) -> the out-of-fold top candidate's probability: its calibration
+def cross_calibrated(groups: list[Group], kind: str) -> tuple[dict[tuple[str, str, str], float], dict]:
+    """((key, variant, field) -> the out-of-fold top candidate's probability, and -> the highest
+    probability a second look could give it: serving's ``Scorer.reachable`` per field, the top
+    of the backed map where the profile backs a value the page alone does not rank first, else
+    1.0). The probability: its calibration
     input ``kind`` through an isotonic map fitted on the other folds' top candidates (those the
-    vendor profile backs through their own map, ``backed_steps``, where there are enough)."""
-    out = {}
+    vendor profile backs through their own map, ``backed_steps``, where there are enough, but
+    never below what the page alone gives the same value: serving's ``Scorer.page_alone``)."""
+    out, caps = {}, {}
     for name in KEY_FIELDS:
         mine = [g for g in groups if g.field == name]
         for fold in range(FOLDS):
@@ -424,8 +452,13 @@ def cross_calibrated(groups: list[Group], kind: str) -> dict[tuple[str, str, str
             for g in mine:
                 if g.fold == fold:
                     bx, by = own if own is not None and backed(g) else (xs, ys)
-                    out[(g.key, g.variant, name)] = float(np.interp(calibration_input(g, kind), bx, by)) if bx else 0.0
-    return out
+                    p = float(np.interp(calibration_input(g, kind), bx, by)) if bx else 0.0
+                    capped = own is not None and backed(g) and not g.page_alone_agrees()
+                    if g.page_alone_agrees() and xs:
+                        p = max(p, float(np.interp(calibration_input(g, kind, plain=True), xs, ys)))
+                    out[(g.key, g.variant, name)] = p
+                    caps[(g.key, g.variant, name)] = max(own[1]) if capped and own[1] else 1.0
+    return out, caps
 
 
 def backed(group: Group) -> bool:
@@ -457,23 +490,28 @@ def brier(groups: list[Group], probs: dict) -> float:
     return sum((p - ok) ** 2 for p, ok in pairs) / len(pairs) if pairs else 1.0
 
 
-def choose_inputs(groups: list[Group]) -> tuple[dict[str, str], dict, dict[str, dict[str, float]]]:
+def choose_inputs(groups: list[Group]) -> tuple[dict[str, str], dict, dict[str, dict[str, float]], dict]:
     """Per field, the calibration input whose out-of-fold probabilities have the lower Brier
-    score (``top_share`` where they tie); the out-of-fold probabilities that follow, and the
-    Brier scores of both inputs per field (for the card)."""
+    score (``top_share`` where they tie); the out-of-fold probabilities that follow, the Brier
+    scores of both inputs per field (for the card), and the caps that follow
+    (``cross_calibrated``)."""
     by_kind = {kind: cross_calibrated(groups, kind) for kind in (SHARE, VERIFIER)}
-    inputs, probs, scores = {}, {}, {}
+    inputs, probs, scores, caps = {}, {}, {}, {}
     for name in KEY_FIELDS:
         mine = [g for g in groups if g.field == name]
-        scores[name] = {kind: round(brier(mine, by_kind[kind]), 5) for kind in by_kind}
+        scores[name] = {kind: round(brier(mine, by_kind[kind][0]), 5) for kind in by_kind}
         inputs[name] = VERIFIER if scores[name][VERIFIER] < scores[name][SHARE] else SHARE
-        probs.update({(g.key, g.variant, name): by_kind[inputs[name]][(g.key, g.variant, name)] for g in mine})
-    return inputs, probs, scores
+        chosen, chosen_caps = by_kind[inputs[name]]
+        probs.update({(g.key, g.variant, name): chosen[(g.key, g.variant, name)] for g in mine})
+        caps.update({(g.key, g.variant, name): chosen_caps[(g.key, g.variant, name)] for g in mine})
+    return inputs, probs, scores, caps
 
 
 @dataclass
 class DocOutcome:
-    """A document's out-of-fold decision inputs in one state: probability, right, mode."""
+    """A document's out-of-fold decision inputs in one state: probability, right, mode, and
+    ``reach``, the highest probability the model's answer could bring it to (serving's
+    ``Scorer.reachable``)."""
 
     key: str
     variant: str
@@ -481,9 +519,12 @@ class DocOutcome:
     right: bool
     mode: str
     source: str
+    reach: float = 1.0
 
 
-def document_outcomes(groups: list[Group], probs: dict, docs: list[TrainDoc]) -> list[DocOutcome]:
+def document_outcomes(
+    groups: list[Group], probs: dict, docs: list[TrainDoc], caps: dict | None = None
+) -> list[DocOutcome]:
     """Per document and state, as serving decides it (``pipeline.decision.scorer``): the product
     of its key fields' probabilities, and whether all its labelled key fields are right
     (score.py's rule: unlabelled fields do not count, an empty one is wrong). A required field
@@ -501,7 +542,8 @@ def document_outcomes(groups: list[Group], probs: dict, docs: list[TrainDoc]) ->
         labelled = [n for n in KEY_FIELDS if item.truth.get(n) is not None and n in item.asked]
         right_fields = {g.field for g in mine if g.labelled and top(g)[1]}
         right = all(n in right_fields for n in labelled)
-        out.append(DocOutcome(key, variant, p, right, item.mode, item.source))
+        reach = math.prod((caps or {}).get((key, variant, g.field), 1.0) for g in mine)
+        out.append(DocOutcome(key, variant, p, right, item.mode, item.source, reach))
     return out
 
 
@@ -515,12 +557,13 @@ def by_document(outcomes: list[DocOutcome]) -> dict[str, dict[str, DocOutcome]]:
 
 def served(outcomes: list[DocOutcome], threshold: float, floor: float = 0.0) -> list[DocOutcome]:
     """The state each document ends in, as the appliance serves it: the rules' state when it
-    reaches ``threshold`` or stays below ``floor`` (the model is not asked), else the model's
-    when there is one."""
+    reaches ``threshold``, stays below ``floor`` or cannot reach the threshold whatever the
+    model says (``DocOutcome.reach``: the model is not asked), else the model's when there is
+    one."""
     out = []
     for states in by_document(outcomes).values():
         first = states["rules"]
-        asked = floor <= first.probability < threshold and "model" in states
+        asked = floor <= first.probability < threshold <= first.reach and "model" in states
         out.append(states["model"] if asked else first)
     return out
 
@@ -536,14 +579,17 @@ def coverage(outcomes: list[DocOutcome], threshold: float, floor: float = 0.0) -
 def ask_floors(outcomes: list[DocOutcome], cuts: dict[str, float]) -> dict[str, float]:
     """Target precision -> the lowest probability without the model from which the model's
     answer brought a fold document to completion, rightly (two decimals, rounded down); the
-    threshold itself where it never did (the model is then asked for rows only)."""
+    threshold itself where it never did (the model is then asked for rows only). A document the
+    profile caps below the threshold (``DocOutcome.reach``) is never asked, so it gains nothing."""
     by_key = by_document(outcomes)
     out = {}
     for target, t in cuts.items():
         gains = [
             s["rules"].probability
             for s in by_key.values()
-            if "model" in s and s["rules"].probability < t <= s["model"].probability and s["model"].right
+            if "model" in s
+            and s["rules"].probability < t <= min(s["model"].probability, s["rules"].reach)
+            and s["model"].right
         ]
         out[target] = math.floor(min(gains) * 100) / 100 if gains else t
     return out
@@ -616,8 +662,8 @@ def fit(groups: list[Group], docs: list[TrainDoc]) -> tuple[dict[str, Any], dict
     """(calibration.json, model text per field, card figures) from the candidate groups."""
     out_of_fold(groups)
     verifier_out_of_fold(groups)
-    inputs, probs, briers = choose_inputs(groups)
-    outcomes = document_outcomes(groups, probs, docs)
+    inputs, probs, briers, caps = choose_inputs(groups)
+    outcomes = document_outcomes(groups, probs, docs, caps)
     cuts = thresholds(outcomes)
     floors = ask_floors(outcomes, cuts)
     fields, models, per_field = {}, {}, {}

@@ -5,7 +5,11 @@ it was printed under and the form it was printed in.
 A *label key* is how a value is found again on the vendor's next invoice: the last words
 before it on its line ("total rounded", "invoice no"), or, for a value alone on its line, the
 words of the line above prefixed with ``^``. Words are letters only, case-folded, so that
-OCR's noise in digits and punctuation does not split a habit.
+OCR's noise in digits and punctuation does not split a habit. A lesson also keeps the label
+keys under which the page printed *another* value of the field's kind (``misses``): a label
+that printed the total once by chance (the cash given was exact, the receipt had one item)
+prints other amounts on the vendor's other invoices, and the profile drops it
+(``pipeline.profiles.profile.build``).
 """
 
 from __future__ import annotations
@@ -37,13 +41,16 @@ class Lesson:
     (``identifiers.identifiers``), ``values`` the confirmed key fields (JSON values: ISO date,
     amount as a string of its decimal, str), ``labels`` per field the label keys of the lines
     the value is printed on, ``shapes`` per field how it was printed (an id's letter/digit
-    pattern, ``A`` a letter and ``9`` a digit; a date's order, ``dmy`` or ``mdy``)."""
+    pattern, ``A`` a letter and ``9`` a digit; a date's order, ``dmy`` or ``mdy``), ``misses``
+    per field the label keys under which another value of its kind was printed (another amount,
+    date or id) and never the confirmed one."""
 
     invoice_id: str
     identifiers: frozenset[str] = frozenset()
     values: dict[str, Any] = field(default_factory=dict)
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
     shapes: dict[str, str] = field(default_factory=dict)
+    misses: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON object of the lesson (``from_json`` reads it back)."""
@@ -53,6 +60,7 @@ class Lesson:
             "values": self.values,
             "labels": {k: list(v) for k, v in self.labels.items()},
             "shapes": self.shapes,
+            "misses": {k: list(v) for k, v in self.misses.items()},
         }
 
     @classmethod
@@ -63,6 +71,7 @@ class Lesson:
             dict(data.get("values") or {}),
             {k: tuple(v) for k, v in (data.get("labels") or {}).items()},
             dict(data.get("shapes") or {}),
+            {k: tuple(v) for k, v in (data.get("misses") or {}).items()},  # absent in lessons before it
         )
 
 
@@ -73,22 +82,27 @@ def learn(invoice_id: str, text: str, data: dict[str, Any]) -> Lesson:
     values: dict[str, Any] = {}
     labels: dict[str, tuple[str, ...]] = {}
     shapes: dict[str, str] = {}
+    misses: dict[str, tuple[str, ...]] = {}
     for name in LEARNED_FIELDS:
         value = data.get(name)
         if value is None or value == "":
             continue
         values[name] = str(value) if name == "total_amount" else value
-        found: list[tuple[str, str]] = []
+        spots: list[tuple[str, str, bool]] = []
         if name == "total_amount":
-            found = _amount_spots(lines, to_amount(value))
+            spots = _amount_spots(lines, to_amount(value))
         elif name == "invoice_date":
-            found = _date_spots(lines, str(value))
+            spots = _date_spots(lines, str(value))
         elif name == "invoice_number":
-            found = _id_spots(lines, str(value))
+            spots = _id_spots(lines, str(value))
+        found = [(key, shape) for key, shape, hit in spots if hit]
         if found:
             labels[name] = tuple(sorted({key for key, _ in found}))
             shapes[name] = found[0][1]
-    return Lesson(invoice_id, identifiers(text), values, labels, shapes)
+        other = {key for key, _, hit in spots if not hit} - {key for key, _, hit in spots if hit}
+        if other:
+            misses[name] = tuple(sorted(other))
+    return Lesson(invoice_id, identifiers(text), values, labels, shapes, misses)
 
 
 def label_key(lines: list[str], index: int, start: int) -> str:
@@ -109,38 +123,44 @@ def id_shape(token: str) -> str:
     return "".join("A" if ch.isalpha() else "9" if ch.isdigit() else ch for ch in token)
 
 
-def _amount_spots(lines: list[str], amount) -> list[tuple[str, str]]:
+# A spot: (label key, shape, whether the confirmed value is printed there), for every value of
+# the field's kind on the page.
+
+
+def _amount_spots(lines: list[str], amount) -> list[tuple[str, str, bool]]:
     if amount is None:
         return []
     spots = [
-        (label_key(lines, i, m.start), "")
+        (label_key(lines, i, m.start), "", agree(abs(m.value), abs(amount)))
         for i, line in enumerate(lines)
         for m in find_amounts(line)
-        if agree(abs(m.value), abs(amount))
     ]
-    return [(key, shape) for key, shape in spots if not TENDER_RE.search(key)]
+    return [(key, shape, hit) for key, shape, hit in spots if not (hit and TENDER_RE.search(key))]
 
 
-def _date_spots(lines: list[str], iso: str) -> list[tuple[str, str]]:
+def _date_spots(lines: list[str], iso: str) -> list[tuple[str, str, bool]]:
     out = []
     for i, line in enumerate(lines):
+        hit = False
         for order, dayfirst in (("dmy", True), ("mdy", False)):
             hits = [m for m in find_dates(line, dayfirst, loose=True) if m.iso == iso]
             if hits:
-                out.append((label_key(lines, i, hits[0].start), order if hits[0].ambiguous else ""))
+                out.append((label_key(lines, i, hits[0].start), order if hits[0].ambiguous else "", True))
+                hit = True
                 break
+        if not hit:  # a line with the date in either order is no miss: an ambiguous date reads both ways
+            out += [(label_key(lines, i, m.start), "", False) for m in find_dates(line, True, loose=True)]
     return out
 
 
-def _id_spots(lines: list[str], value: str) -> list[tuple[str, str]]:
+def _id_spots(lines: list[str], value: str) -> list[tuple[str, str, bool]]:
     want = _alnum(value)
     if not want:
         return []
     return [
-        (label_key(lines, i, m.start()), id_shape(m.group(0).lstrip("#")))
+        (label_key(lines, i, m.start()), id_shape(m.group(0).lstrip("#")), _alnum(m.group(0)) == want)
         for i, line in enumerate(lines)
         for m in ID_TOKEN_RE.finditer(line)
-        if _alnum(m.group(0)) == want
     ]
 
 

@@ -2,12 +2,14 @@
 page of that vendor (``propose``).
 
 A field's *habit* is the label keys its value was printed under, each with the number of
-approved invoices that printed it there. On a new page the profile reads the field where its
-habit says (the value after the label key); it proposes a value only when every line under a
-known label key gives the same one. The vendor name is the one a person approved last (as
-corrected), the currency the one all approvals agree on. What the profile proposes is one
-source among the others: the scorer weighs it (``by_profile``, ``profile_support``), it never
-overrides the page.
+approved invoices that printed it there less the number that printed another value of its kind
+there (``Lesson.misses``); a label key that did not print the value more often than not is no
+habit (the cash given, an only item's price, equal to the total once). On a new page the profile
+reads the field where its habit says (the value after the label key) and proposes the value its
+label keys back most, by the margin over the next value (``propose``). The vendor name is the
+one a person approved last (as corrected), the currency the one all approvals agree on. What
+the profile proposes is one source among the others: the scorer weighs it (``by_profile``,
+``profile_support``), it never overrides the page.
 
 An admin may *edit* a profile (``Edits``): pin its name or currency, or strike an identifier or
 a label key it learnt wrongly; an edit holds over every later rebuild, until the admin clears it.
@@ -120,8 +122,9 @@ class Edits:
 @dataclass(frozen=True)
 class Proposal:
     """A value a profile proposes for one field: ``value`` (JSON value, as ``Lesson.values``),
-    ``support`` (approvals that back it: that printed it under this label, or approved this
-    name or currency) and ``label`` (the label key it was read under, "" for name and currency)."""
+    ``support`` (approvals that back it: the habit count of the label it was read under less
+    that of a label that read another value on the page; or the approvals of this name or
+    currency) and ``label`` (the label key it was read under, "" for name and currency)."""
 
     value: Any
     support: int
@@ -143,12 +146,15 @@ def build(
     shapes: dict[str, Counter[str]] = {}
     values: dict[str, Counter[str]] = {}
     filled: Counter[str] = Counter()
+    misses: dict[str, Counter[str]] = {}
     name = None
     for lesson in lessons:
         identifiers.update(lesson.identifiers)
         filled.update(key for key, value in lesson.values.items() if value not in (None, ""))
         for key, labels in lesson.labels.items():
             habits.setdefault(key, Counter()).update(labels)
+        for key, labels in lesson.misses.items():
+            misses.setdefault(key, Counter()).update(labels)
         for key, shape in lesson.shapes.items():
             if shape:
                 shapes.setdefault(key, Counter())[shape] += 1
@@ -167,7 +173,9 @@ def build(
         identifiers.pop(ident, None)
     for key, label in edits.labels:
         habits.get(key, Counter()).pop(label, None)
-    habits = {key: labels for key, labels in habits.items() if labels}
+    for key, labels in habits.items():
+        labels.subtract(misses.get(key, Counter()))
+    habits = {key: +labels for key, labels in habits.items() if +labels}  # unary +: the positive counts
     return VendorProfile(
         profile_id,
         vendor_id,
@@ -198,9 +206,14 @@ def propose(profile: VendorProfile, text: str) -> dict[str, Proposal]:
         if not habit or name in out:
             continue
         found = _read(name, lines, habit, profile.shapes.get(name, {}))
-        if len({str(value) for value, _ in found}) == 1:
-            value, label = found[0]
-            out[name] = Proposal(value, max(habit[key] for _, key in found), label)
+        backing: dict[str, tuple[int, str, Any]] = {}  # value -> its best label's (count, key, value)
+        for value, key in found:
+            best = backing.get(str(value), (0, "", None))
+            backing[str(value)] = max(best, (habit[key], key, value), key=lambda item: item[:2])
+        ranked = sorted(backing.values(), key=lambda item: (-item[0], item[1]))
+        margin = ranked[0][0] - ranked[1][0] if len(ranked) > 1 else ranked[0][0] if ranked else 0
+        if margin > 0:
+            out[name] = Proposal(ranked[0][2], margin, ranked[0][1])
     return out
 
 

@@ -163,3 +163,45 @@ def test_a_verifier_trained_on_other_inputs_is_refused(tmp_path):
     ts.write(tmp_path, calibration, models, "")
     with pytest.raises(ScorerError, match="verifier was trained on other inputs"):
         Scorer.load(tmp_path)
+
+
+def test_a_document_the_profile_caps_below_the_threshold_is_not_asked_nor_counted_for_the_floor():
+    outcomes = [
+        ts.DocOutcome("a", "rules", 0.7, False, "ocr", "synth", reach=0.8),  # capped: the model cannot lift it
+        outcome("a", 0.95, True, "model"),
+        outcome("b", 0.75, False),
+        outcome("b", 0.95, True, "model"),
+    ]
+    assert {(o.key, o.variant) for o in ts.served(outcomes, 0.9, 0.6)} == {("a", "rules"), ("b", "model")}
+    assert ts.ask_floors(outcomes, {"0.98": 0.9}) == {"0.98": 0.75}
+
+
+def backed_groups(n_docs: int = 120) -> list[ts.Group]:
+    """Total-amount groups of documents read with a vendor profile: candidate 0 is the profile's
+    proposal and right; the page alone (``plain``) ranks it first on the even documents only."""
+    names = FEATURES["total_amount"]
+    groups = []
+    for d in range(n_docs):
+        vectors = np.full((2, len(names)), np.nan)
+        vectors[:, names.index("by_profile")] = [1, 0]
+        vectors[:, names.index("by_rules")] = [1, 0]
+        plain = vectors.copy()
+        plain[:, names.index("by_profile")] = 0
+        group = ts.Group(f"d{d}", "rules", "total_amount", d % FOLDS, ["a", "b"], vectors, np.array([1.0, 0.0]))
+        group.plain = plain
+        group.raw = np.array([3.0, 0.0])
+        group.plain_raw = np.array([5.0, 0.0]) if d % 2 == 0 else np.array([0.0, 1.0])
+        groups.append(group)
+    return groups
+
+
+def test_training_reads_a_backed_value_as_serving_does_never_below_the_page_alone():
+    groups = backed_groups()
+    assert groups[0].page_alone_agrees() and not groups[1].page_alone_agrees()
+    probs, caps = ts.cross_calibrated(groups, "share")
+    p = [probs[(g.key, "rules", "total_amount")] for g in groups[:2]]
+    cap = (len(groups) * 4 // 5 + 1) / (len(groups) * 4 // 5 + 2)  # the rule of succession, 4 folds of 5
+    assert p[1] == pytest.approx(cap, abs=1e-4)  # the backed map: capped
+    assert caps[("d1", "rules", "total_amount")] == pytest.approx(cap, abs=1e-4)
+    assert caps[("d0", "rules", "total_amount")] == 1.0  # the page alone agrees: it could go higher
+    assert p[0] == pytest.approx(1.0)  # the page alone agrees: the field-wide map, every top right

@@ -8,8 +8,8 @@ from pipeline.decision.candidates import Candidate
 from pipeline.decision.scorer import scorable
 from pipeline.profiles.book import Match, ProfileBook, name_printed
 from pipeline.profiles.identifiers import identifiers
-from pipeline.profiles.lessons import id_shape, label_key, learn
-from pipeline.profiles.profile import Edits, build, in_shape, propose
+from pipeline.profiles.lessons import Lesson, id_shape, label_key, learn
+from pipeline.profiles.profile import Edits, Proposal, build, in_shape, propose
 from pipeline.steps import Work, profile_reasons, profile_step
 
 IBAN = "DE89370400440532013000"
@@ -183,6 +183,39 @@ def test_a_vendor_that_numbers_its_invoices_is_not_completed_without_a_number():
     assert profile_reasons(match, {"invoice_number": "CS00012345"}) == []
     unnumbered = build("q", [learn("inv-9", FIRST, {**FIRST_DATA, "invoice_number": None})])
     assert profile_reasons(Match(unnumbered, ("reg:1",), 1), {"invoice_number": None}) == []
+
+
+def test_a_label_that_printed_the_total_once_by_chance_is_no_habit():
+    # exact change once: "GIVEN 20.00" is the total on the first receipt, the cash on the others
+    given = receipt("CS1", "05/01/2017", "20.00", "20.00").replace("CASH", "GIVEN")
+    first = learn("inv-1", given, {**FIRST_DATA, "total_amount": 20.0})
+    assert "given" in first.labels["total_amount"] and "pencil" in first.misses["total_amount"]
+    later = [
+        learn(
+            f"inv-{n}",
+            receipt(f"CS{n}", "06/01/2017", f"{n}.40", "50.00").replace("CASH", "GIVEN"),
+            {**FIRST_DATA, "total_amount": n + 0.4},
+        )
+        for n in (2, 3)
+    ]
+    assert "given" in later[0].misses["total_amount"] and "given" not in later[0].labels["total_amount"]
+    profile = build("p", [first, *later])
+    assert "given" not in profile.habits["total_amount"]  # printed it 1 time, another amount 2 times
+    assert profile.habits["total_amount"]["total rounded"] == 3
+    page = receipt("CS9", "07/01/2017", "12.30", "20.00").replace("CASH", "GIVEN")
+    assert propose(profile, page)["total_amount"] == Proposal("12.30", 3, "total rounded")
+
+
+def test_where_two_habits_read_two_values_the_stronger_wins_by_its_margin():
+    due = "Amount due: 9.00"
+    lessons = [learn(f"inv-{n}", FIRST + "\n" + due.replace("9.00", "39.00"), FIRST_DATA) for n in range(3)]
+    lessons.append(learn("inv-3", FIRST + "\n" + "Amount due: 19.00", FIRST_DATA))  # paid in part
+    profile = build("p", lessons)
+    assert profile.habits["total_amount"] == {"total rounded": 4, "amount due": 2}
+    page = receipt("CS9", "07/01/2017", "12.30", "20.00") + "\nAmount due: 2.30"
+    assert propose(profile, page)["total_amount"] == Proposal("12.30", 2, "total rounded")
+    assert Lesson.from_json(lessons[3].to_json()) == lessons[3]
+    assert Lesson.from_json({"invoice_id": "old"}).misses == {}  # lessons stored before misses
 
 
 def test_forgetting_a_lesson_removes_what_it_taught():
