@@ -98,7 +98,8 @@ class ServerProcess:
         while time.monotonic() < deadline:
             if self.request("GET", f"/api/v1/invoices/{invoice_id}?wait=5", key)[1]["ready"]:
                 return invoice_id
-        raise AssertionError(f"invoice {invoice_id} not ready after {timeout} s")
+        tail = self.log.read_text(errors="replace")[-4000:] if self.log.is_file() else ""
+        raise AssertionError(f"invoice {invoice_id} not ready after {timeout} s; the server's log ends:\n{tail}")
 
 
 def multipart(data: bytes, filename: str, content_type: str) -> tuple[bytes, str]:
