@@ -11,8 +11,8 @@ from marshmallow import Schema, fields, validate
 from pipeline.schema import (
     AMOUNT_FIELDS,
     HEADER_FIELDS,
-    LINE_FIELDS,
     LINE_NUMBER_FIELDS,
+    SPEC_LINE_FIELDS,
     InvoiceStatus,
     ProcessingStatus,
     Source,
@@ -80,12 +80,21 @@ def _nullable(names: tuple[str, ...], numbers: tuple[str, ...]) -> dict[str, fie
 
 
 class LineItemSchema(Schema):
-    """Line item (spec 2.10)."""
+    """Line item (spec 2.10), and beyond it ``group``."""
 
     class Meta:
         include = {
             "description": fields.String(required=True),
-            **_nullable(LINE_FIELDS[1:], LINE_NUMBER_FIELDS),
+            **_nullable(SPEC_LINE_FIELDS[1:], LINE_NUMBER_FIELDS),
+            "group": fields.String(
+                allow_none=True,
+                metadata={
+                    "description": "Beyond the spec: for a line of an e-invoice nested under other lines "
+                    "(Factur-X / ZUGFeRD EXTENDED sub-invoice lines), the names of those lines, outermost "
+                    "first, joined by ' > '; null for a top-level line. Group subtotals and information "
+                    "lines are not line items: the line totals add up to the subtotal."
+                },
+            ),
         }
 
 

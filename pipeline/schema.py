@@ -47,7 +47,11 @@ DATA_FIELDS = (*HEADER_FIELDS, "line_items", "raw_text")
 KEY_FIELDS = ("invoice_number", "invoice_date", "vendor_name", "total_amount", "currency")
 
 # Spec 2.10: a line item's fields; ``description`` is the only required one.
-LINE_FIELDS = ("description", "line_no", "sku", "quantity", "unit", "unit_price", "discount", "tax", "line_total")
+SPEC_LINE_FIELDS = ("description", "line_no", "sku", "quantity", "unit", "unit_price", "discount", "tax", "line_total")
+# Every key of a line item in ``data``: the spec's, then beyond it ``group``, the names of the
+# lines an e-invoice's line is nested under (EXTENDED sub-invoice lines,
+# ``pipeline.einvoice.reader.counted_lines``), outermost first, joined by " > ".
+LINE_FIELDS = (*SPEC_LINE_FIELDS, "group")
 LINE_NUMBER_FIELDS = ("line_no", "quantity", "unit_price", "discount", "tax", "line_total")
 LINE_AMOUNT_FIELDS = ("unit_price", "discount", "line_total")  # money; ``tax`` is a rate in percent
 

@@ -27,9 +27,18 @@ from lxml import etree
 
 from pipeline.reading.pdfium_lock import PDFIUM_LOCK
 from pipeline.schema import HEADER_FIELDS
+from pipeline.values.en16931 import counts_in_totals, is_freight
 from pipeline.values.money import is_zero, to_amount
 
-__all__ = ["EInvoice", "EInvoiceError", "read_einvoice", "parse_xml", "embedded_xml_files"]
+__all__ = [
+    "EInvoice",
+    "EInvoiceError",
+    "LinePlace",
+    "counted_lines",
+    "embedded_xml_files",
+    "parse_xml",
+    "read_einvoice",
+]
 
 # Attachment names the specifications prescribe (lower-cased): Factur-X / ZUGFeRD 2.1+,
 # ZUGFeRD 2.0, ZUGFeRD 1.0 ("ZUGFeRD-invoice.xml") and XRechnung in a hybrid PDF.
@@ -54,18 +63,6 @@ NS_UBL = {
     "cac": "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
 }
 
-# Reason texts (BT-104 / BT-97 style free text) of a document-level charge that mean freight:
-# such charges are shipping_cost, every other charge (a surcharge, a service fee) is
-# service_charge. The code FC (UNTDID 7161 "freight charge") counts only when there is no
-# text, because senders often put a generic code there.
-FREIGHT_REASON = re.compile(
-    r"versand|fracht|porto|zustell|liefer(kosten|pauschale|gebühr)|transport|shipping|freight|"
-    r"delivery|carriage|postage|frais\s+de\s+port|\bport\b|livraison|exp[ée]dition|"
-    r"verzend|bezorg|env[íi]o|spedizione",
-    re.IGNORECASE,
-)
-FREIGHT_CODE = "FC"
-
 
 class EInvoiceError(ValueError):
     """An embedded or given XML that is not well-formed, too large, or not an invoice."""
@@ -80,7 +77,8 @@ class EInvoice:
     ``fields``: every schema 2.9 header key; ISO dates, Decimal amounts in the document
     currency (signs as in the XML), ISO 4217 currency; None where the XML has nothing.
     ``line_items``: dicts with every ``pipeline.schema.LINE_FIELDS`` key; empty for profiles without lines
-    (MINIMUM, BASIC WL).
+    (MINIMUM, BASIC WL). Of an EXTENDED invoice with sub-invoice lines, the lines that count in
+    the totals, with ``group`` naming the lines each is nested under (``counted_lines``).
     ``xml_name``: the attachment's file name; None for XML given directly.
     ``type_code``: the document type (BT-3, UNTDID 1001: 380 invoice, 381 credit note ...).
     ``rounding``: the rounding amount (BT-114) that makes the balance (BT-115) a payable
@@ -353,6 +351,65 @@ def _empty_fields() -> dict[str, Any]:
     return {key: None for key in HEADER_FIELDS}
 
 
+@dataclass(frozen=True)
+class LinePlace:
+    """A line's place in an EXTENDED invoice's sub-invoice line hierarchy: ``line_id`` (BT-126),
+    ``parent_id`` (BT-X-304, the BT-126 of the line it is nested under) and ``subtype`` (BT-X-8,
+    upper case: DETAIL, GROUP or INFORMATION); None where the XML has none."""
+
+    line_id: str | None
+    parent_id: str | None
+    subtype: str | None
+
+
+def counted_lines(rows: Iterable[tuple[LinePlace, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The line items of an invoice whose lines may nest (Factur-X 1.08 / ZUGFeRD 2.4 EXTENDED,
+    "sub invoice lines", spec chapter 7.6.2): the lines that count in the totals, in document
+    order, each with ``group`` set to the names of the lines it is nested under.
+
+    ``rows``: (place, line item) per BG-25 in document order; a line item is a schema 2.10 dict
+    whose ``description`` names it. Returns those line items whose subtype (BT-X-8) is neither
+    GROUP nor INFORMATION, and sets ``group`` of each: the descriptions of its ancestors
+    (followed by BT-X-304), outermost first, joined by " > "; None for a top-level line.
+
+    The rule is the Factur-X 1.08 EXTENDED Schematron's (FACTUR-X_EXTENDED.sch of the FeRD /
+    FNFE distribution, as mustangproject's validator ships it in schematron/ZF_240/):
+    BR-FXEXT-CO-10 sums BT-131 into BT-106 only over lines whose "subtype of invoice item" is
+    DETAIL or not given (the VAT breakdown rules BR-FXEXT-S-08, -Z-08 ... likewise),
+    and BR-FXEXT-08 makes a GROUP line's BT-131 the sum of its DETAIL and GROUP children, so a
+    GROUP is a subtotal that must not be added again; an INFORMATION line is for information
+    only. A subtype outside that code list counts like DETAIL (on a valid document there is
+    none), so a writer's stray code never hides a billed line. The lines that count are the
+    ones a buyer books and whose net amounts add up to the subtotal (BT-106), which is what
+    ``line_items`` promises (validation checks it, ``pipeline.values.validate.lines_add_up``).
+    """
+    rows = list(rows)
+    names = {place.line_id: item.get("description") for place, item in rows if place.line_id}
+    parents = {place.line_id: place.parent_id for place, _ in rows if place.line_id}
+    out = []
+    for place, item in rows:
+        if not counts_in_totals(place.subtype):
+            continue
+        item["group"] = _ancestry(place, parents, names)
+        out.append(item)
+    return out
+
+
+def _ancestry(place: LinePlace, parents: dict[str, str | None], names: dict[str, Any]) -> str | None:
+    """The names of the lines above ``place`` (its parent, the parent's parent ...), outermost
+    first, joined by " > "; None for a top-level line. A parent id naming no line, or a cycle
+    (back to a line already passed, the line itself included), ends the walk."""
+    chain: list[str] = []
+    seen = {place.line_id}
+    parent_id = place.parent_id
+    while parent_id and parent_id in names and parent_id not in seen:
+        seen.add(parent_id)
+        if names[parent_id]:
+            chain.append(" ".join(str(names[parent_id]).split()))
+        parent_id = parents.get(parent_id)
+    return " > ".join(reversed(chain)) or None
+
+
 def _billing_lines(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """The lines that bill something: a name, and a quantity or an amount. Zero-quantity
     zero-amount rows are section titles or notes (Odoo writes these into UBL; ZUGFeRD 1
@@ -436,7 +493,10 @@ def _read_cii(root: etree._Element, d: _CiiDialect, name: str | None) -> EInvoic
         profile=tree.text(f"{d.context}/ram:GuidelineSpecifiedDocumentContextParameter/ram:ID"),  # BT-24
         fields=fields,
         line_items=_billing_lines(
-            _cii_line(line, d) for line in tree.nodes(trade + "ram:IncludedSupplyChainTradeLineItem")
+            counted_lines(
+                (_cii_line_place(line), _cii_line(line, d))
+                for line in tree.nodes(trade + "ram:IncludedSupplyChainTradeLineItem")
+            )
         ),
         xml_name=name,
         type_code=tree.text(doc + "ram:TypeCode"),  # BT-3
@@ -509,8 +569,8 @@ def _cii_charges(settlement: _Tree) -> tuple[Decimal | None, Decimal | None]:
             continue
         amount = charge.number("ram:ActualAmount")
         if amount is not None:
-            is_freight = _is_freight(charge.text("ram:Reason"), charge.text("ram:ReasonCode"))
-            (freight if is_freight else others).append(amount)
+            freight_charge = is_freight(charge.text("ram:Reason"), charge.text("ram:ReasonCode"))
+            (freight if freight_charge else others).append(amount)
     freight += [
         a
         for a in (c.number("ram:AppliedAmount") for c in settlement.nodes("ram:SpecifiedLogisticsServiceCharge"))
@@ -530,12 +590,6 @@ def _split_charges(freight: Decimal | None, others: Decimal | None, charge_total
         "shipping_cost": _nonzero(freight),
         "service_charge": _nonzero(service) if service and service > 0 else None,
     }
-
-
-def _is_freight(reason: str | None, code: str | None) -> bool:
-    if reason:
-        return bool(FREIGHT_REASON.search(reason))
-    return (code or "").strip().upper() == FREIGHT_CODE
 
 
 def _cii_line(line: _Tree, d: _CiiDialect) -> dict[str, Any]:
@@ -560,7 +614,21 @@ def _cii_line(line: _Tree, d: _CiiDialect) -> dict[str, Any]:
         ),  # BT-136
         "tax": line.number(settle + "ram:ApplicableTradeTax/" + d.rate),  # BT-152
         "line_total": line.number(settle + d.line_summation + "/ram:LineTotalAmount"),  # BT-131
+        "group": None,  # set by counted_lines for a line nested under others (BT-X-304)
     }
+
+
+def _cii_line_place(line: _Tree) -> LinePlace:
+    """Where a CII line sits in the sub-invoice line hierarchy of Factur-X / ZUGFeRD EXTENDED:
+    its id (BT-126), its parent's id (BT-X-304) and its subtype (BT-X-8); all None on the
+    other profiles and in ZUGFeRD 1."""
+    document = "ram:AssociatedDocumentLineDocument/"
+    subtype = line.text(document + "ram:LineStatusReasonCode")
+    return LinePlace(
+        line.text(document + "ram:LineID"),
+        line.text(document + "ram:ParentLineID"),
+        subtype.upper() if subtype else None,
+    )
 
 
 def _sum_allowances(nodes: list[_Tree], indicator: str, amount: str) -> Decimal | None:
@@ -628,10 +696,10 @@ def _ubl_totals(tree: _Tree, currency: str | None) -> dict[str, Any]:
     for charge in tree.nodes("cac:AllowanceCharge"):
         amount = charge.number("cbc:Amount")
         if _indicator(charge.text("cbc:ChargeIndicator")) and amount is not None:  # BG-21 charges
-            is_freight = _is_freight(
+            freight_charge = is_freight(
                 charge.text("cbc:AllowanceChargeReason"), charge.text("cbc:AllowanceChargeReasonCode")
             )
-            (freight if is_freight else others).append(amount)
+            (freight if freight_charge else others).append(amount)
     charge_total = totals.number("cbc:ChargeTotalAmount") if totals is not None else None  # BT-108
     out: dict[str, Any] = {
         "tax_amount": tax_total,
@@ -675,4 +743,7 @@ def _ubl_line(line: _Tree, quantity_path: str) -> dict[str, Any]:
         ),  # BT-136
         "tax": rate,
         "line_total": line.number("cbc:LineExtensionAmount"),  # BT-131
+        # XRechnung's cac:SubInvoiceLine breaks a line down (BR-DEX-02) and is not read: the
+        # top-level lines are the ones whose amounts make up BT-106
+        "group": None,
     }

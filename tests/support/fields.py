@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-# Spec 2.10: every key of a line item in ``data["line_items"]``.
+# Spec 2.10: every key of a line item (what the layout rules read).
 LINE_ITEM_KEYS = {
     "description",
     "line_no",
@@ -15,3 +15,6 @@ LINE_ITEM_KEYS = {
     "tax",
     "line_total",
 }
+# Every key of a line item in ``data["line_items"]``: spec 2.10's, and beyond it ``group`` (the
+# lines an e-invoice's sub-invoice line is nested under; README, tier 0).
+DATA_LINE_ITEM_KEYS = LINE_ITEM_KEYS | {"group"}

@@ -16,6 +16,9 @@ class LineItem:
     Attributes:
         description (str):
         discount (float | None | Unset):
+        group (None | str | Unset): Beyond the spec: for a line of an e-invoice nested under other lines (Factur-X /
+            ZUGFeRD EXTENDED sub-invoice lines), the names of those lines, outermost first, joined by ' > '; null for a top-
+            level line. Group subtotals and information lines are not line items: the line totals add up to the subtotal.
         line_no (float | None | Unset):
         line_total (float | None | Unset):
         quantity (float | None | Unset):
@@ -27,6 +30,7 @@ class LineItem:
 
     description: str
     discount: float | None | Unset = UNSET
+    group: None | str | Unset = UNSET
     line_no: float | None | Unset = UNSET
     line_total: float | None | Unset = UNSET
     quantity: float | None | Unset = UNSET
@@ -43,6 +47,12 @@ class LineItem:
             discount = UNSET
         else:
             discount = self.discount
+
+        group: None | str | Unset
+        if isinstance(self.group, Unset):
+            group = UNSET
+        else:
+            group = self.group
 
         line_no: float | None | Unset
         if isinstance(self.line_no, Unset):
@@ -95,6 +105,8 @@ class LineItem:
         )
         if discount is not UNSET:
             field_dict["discount"] = discount
+        if group is not UNSET:
+            field_dict["group"] = group
         if line_no is not UNSET:
             field_dict["line_no"] = line_no
         if line_total is not UNSET:
@@ -125,6 +137,15 @@ class LineItem:
             return cast(float | None | Unset, data)
 
         discount = _parse_discount(d.pop("discount", UNSET))
+
+        def _parse_group(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        group = _parse_group(d.pop("group", UNSET))
 
         def _parse_line_no(data: object) -> float | None | Unset:
             if data is None:
@@ -192,6 +213,7 @@ class LineItem:
         line_item = cls(
             description=description,
             discount=discount,
+            group=group,
             line_no=line_no,
             line_total=line_total,
             quantity=quantity,

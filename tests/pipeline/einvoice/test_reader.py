@@ -263,6 +263,7 @@ def test_cii_header_and_lines():
             "discount": Decimal("10.0"),
             "tax": Decimal("19.0"),
             "line_total": Decimal("90.0"),
+            "group": None,
         }
     ]
 
@@ -286,6 +287,7 @@ def test_zugferd1_dialect_skips_note_lines_and_reads_logistics_charge():
             "discount": None,
             "tax": Decimal("7.0"),
             "line_total": Decimal("20.0"),
+            "group": None,
         }
     ]
 
@@ -328,6 +330,7 @@ def test_ubl_invoice():
             "discount": None,
             "tax": Decimal("19.0"),
             "line_total": Decimal("100.0"),
+            "group": None,
         }
     ]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pipeline.values.normalise import data as normalise_data
 from pipeline.values.validate import validate
-from tests.support.fields import LINE_ITEM_KEYS
+from tests.support.fields import DATA_LINE_ITEM_KEYS
 
 
 def test_normalised_data_has_every_key():
@@ -23,7 +23,7 @@ def test_normalised_data_has_every_key():
     assert data["total_amount"] == 1234.5 and data["invoice_date"] == "2024-03-05"
     assert data["currency"] == "EUR" and data["vendor_name"] == "ACME GmbH"
     assert data["line_items"][0]["description"] == "Hammer" and data["line_items"][0]["quantity"] == 2.0
-    assert set(data["line_items"][0]) == LINE_ITEM_KEYS
+    assert set(data["line_items"][0]) == DATA_LINE_ITEM_KEYS
     assert "bogus" not in data and data["raw_text"] == "raw" and data["due_date"] is None
 
 
