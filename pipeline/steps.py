@@ -50,6 +50,7 @@ from pipeline.result import ExtractionResult
 from pipeline.rules import RulesResult, extract_rules
 from pipeline.schema import HEADER_FIELDS, ProcessingStatus, Source
 from pipeline.templates.invoice2data import TemplateError, TemplateResult, apply_template, layout_text, load_template
+from pipeline.templates.visualisation import read_visualisation
 from pipeline.values import normalise
 from pipeline.values.validate import validate, validate_einvoice
 
@@ -269,6 +270,18 @@ def template_step(work: Work, kit: Kit) -> None:
             return
 
 
+def layout_step(work: Work, kit: Kit) -> None:
+    """Tier 1, built in: a page an e-invoice visualisation stylesheet printed from the XML
+    (its title, and the EN 16931 term beside each label) is read as that layout
+    (``pipeline.templates.visualisation``), like a template: the fields it reads are the
+    document's, and what it could not check (``TemplateResult.doubts``) keeps the document
+    from completing."""
+    found = read_visualisation(work.doc)
+    if found is not None:
+        work.template = found
+        work.template_note = "an e-invoice visualisation: its title and the EN 16931 terms beside its labels"
+
+
 def tier1_forced_step(work: Work, kit: Kit) -> None:
     """A reprocess forced to tier 1 fails when no vendor template applies."""
     raise Stop(f"Tier 1 forced, but no vendor template applies ({_template_note(work)})", "tier 1 forced")
@@ -469,7 +482,8 @@ def finish_step(work: Work, kit: Kit) -> None:
     if kit.models.review_line_items == "drop" and not key_reasons and checks and _only_lines(checks):
         chosen, data = -1, normalise.data(fields, [], doc.text)  # the header is sure; rows that do not add up go
         checks = validate(data)
-    errors = checks + key_reasons + profile_reasons(work.profile, data)
+    doubts = work.template.doubts if work.template else []  # a built-in layout's unchecked readings
+    errors = checks + key_reasons + doubts + profile_reasons(work.profile, data)
     evidence = build_evidence(
         data,
         doc=doc,
@@ -529,7 +543,8 @@ def routing_reason(work: Work, kit: Kit, decisions: dict[str, Decision], chosen:
     doc = work.doc
     kinds = "+".join(sorted({page.source for page in doc.pages}))
     if work.template:
-        reason = f"vendor template {work.template.template_name} ({_template_note(work)}); text from {kinds}"
+        kind = "built-in layout" if work.template.builtin else "vendor template"
+        reason = f"{kind} {work.template.template_name} ({_template_note(work)}); text from {kinds}"
     else:
         forced = f"tier {work.ctx.force_tier} forced" if work.ctx.force_tier in (1, 2) else None
         reason = f"{forced or work.xml_note or 'no e-invoice XML'}, {_template_note(work)}; text from {kinds}"
@@ -565,6 +580,13 @@ STEPS: tuple[Step, ...] = (
         "template",
         template_step,
         when=lambda work: bool(work.ctx.templates) and work.ctx.force_tier != 2,
+        timing="rules",
+        source="template",
+    ),
+    Step(  # built-in layouts are templates the appliance knows: the same source switch
+        "layout",
+        layout_step,
+        when=lambda work: work.template is None and work.ctx.force_tier != 2,
         timing="rules",
         source="template",
     ),

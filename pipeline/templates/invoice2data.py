@@ -64,11 +64,16 @@ class TemplateError(ValueError):
 
 @dataclass
 class TemplateResult:
-    """What a template extracted: schema-2.9 header ``fields``, ``line_items``, its name."""
+    """What a template extracted: schema-2.9 header ``fields``, ``line_items``, its name.
+    ``builtin``: a layout the appliance knows (``pipeline.templates.visualisation``), not a
+    vendor's template; ``doubts``: validation messages for what it read but could not check
+    (a document with doubts does not complete)."""
 
     template_name: str
     fields: dict[str, Any]
     line_items: list[dict[str, Any]] = field(default_factory=list)
+    builtin: bool = False
+    doubts: list[str] = field(default_factory=list)
 
 
 @functools.lru_cache(maxsize=256)

@@ -20,10 +20,11 @@ FREIGHT_REASON = re.compile(
 )
 FREIGHT_CODE = "FC"
 
-# Subtypes of an invoice line (BT-X-8, ram:LineStatusReasonCode; Factur-X 1.08 / ZUGFeRD 2.4
-# EXTENDED, "sub invoice lines", spec chapter 7.6.2) whose net amount is not part of the totals:
-# a GROUP is the subtotal of its children (BR-FXEXT-08), an INFORMATION line is for information
-# only. BT-106 adds the others (BR-FXEXT-CO-10: DETAIL or no subtype).
+# The subtypes of an invoice line (BT-X-8, ram:LineStatusReasonCode; Factur-X 1.08 / ZUGFeRD 2.4
+# EXTENDED, "sub invoice lines", spec chapter 7.6.2), and those whose net amount is not part of
+# the totals: a GROUP is the subtotal of its children (BR-FXEXT-08), an INFORMATION line is for
+# information only. BT-106 adds the others (BR-FXEXT-CO-10: DETAIL or no subtype).
+LINE_SUBTYPES = ("DETAIL", "GROUP", "INFORMATION")
 NOT_COUNTED_SUBTYPES = frozenset({"GROUP", "INFORMATION"})
 
 

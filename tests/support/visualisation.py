@@ -6,11 +6,13 @@ token (``DWC2025``) in the title line, the token a reader must not take for the 
 ``visualisation_pdf(plan)`` prints a ``tests.support.facturx_extended.Plan`` as a one-page A4
 PDF with a real text layer (Helvetica); the pipeline reads it from its pixels when the
 extraction is ``visual_only`` (the page rendered at ``ocr.dpi`` and OCR'd, as a scan is).
+``scan_jpeg`` makes a poorer scan of it: lower resolution, a skew, blur and JPEG artefacts.
 Made by the tests themselves, no third-party file.
 """
 
 from __future__ import annotations
 
+import io
 from decimal import Decimal
 
 from tests.support.docs import assemble_pdf
@@ -86,6 +88,11 @@ def _rows(plan: Plan) -> list[tuple[float, float, str, int, bool]]:
             text(430, german(line.price))
         text(490, german(plan.amount(line)))
         y += 13
+    if plan.charges:
+        heading("Zuschläge auf Dokumentenebene", "BG-21")
+        for reason, amount in plan.charges:
+            field("Grund des Zuschlags", "BT-104", reason)
+            field("Zuschlag (netto)", "BT-99", f"{german(amount)} {plan.currency}")
     totals = plan.totals()
     heading("Gesamtbeträge der Rechnung", "BG-22")
     rows = [
@@ -125,3 +132,20 @@ def visualisation_pdf(plan: Plan) -> bytes:
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>",
     ]
     return assemble_pdf(objects)
+
+
+def scan_jpeg(pdf: bytes, dpi: int = 150, skew_degrees: float = 0.6, quality: int = 60) -> bytes:
+    """The first page of ``pdf`` as a scanner returns it: grey, ``dpi``, turned by
+    ``skew_degrees``, slightly blurred, a JPEG of ``quality``."""
+    import pypdfium2 as pdfium
+    from PIL import Image, ImageFilter
+
+    document = pdfium.PdfDocument(pdf)
+    try:
+        image = document[0].render(scale=dpi / 72).to_pil().convert("L")
+    finally:
+        document.close()
+    image = image.rotate(skew_degrees, resample=Image.BICUBIC, expand=True, fillcolor=255)
+    out = io.BytesIO()
+    image.filter(ImageFilter.GaussianBlur(0.6)).save(out, "JPEG", quality=quality)
+    return out.getvalue()
