@@ -43,8 +43,9 @@ TITLE = re.compile(
     r"|visuali[sz]ation\s+of\s+(the\s+)?(e-?invoice|xrechnung)",
     re.IGNORECASE,
 )
-# An EN 16931 business term beside a label: BT-1, BT 112, BT-X-8; OCR may read a 1 as l or I.
-TERM = re.compile(r"BT\s?[-‐‑–]?\s?(X\s?-\s?)?([0-9lI|O]{1,3})")
+# An EN 16931 business term beside a label: BT-1, BT 112, BT-X-8; OCR may read a 1 as l or I
+# (taken only after a hyphen: "BTO" is no term).
+TERM = re.compile(r"BT\s?([-‐‑–]?)\s?(X\s?-\s?)?([0-9lI|O]{1,3})")
 # A business group (BG-22): a section heading, which ends the positions table as a term does.
 GROUP_TERM = re.compile(r"BG\s?[-‐‑–]?\s?(X\s?-\s?)?\d{1,3}")
 # Terms the layout is recognised by: the invoice number and date, and a total.
@@ -197,7 +198,8 @@ def _reads(lines: list[Line]) -> Reads:
 def _line_reads(line: Line) -> Iterator[tuple[str, tuple[Read, ...]]]:
     """(term, cells) for each term on ``line`` with something right of it: the tokens up to the
     next term, in cells split at column gaps ("Rechnungsnummer BT-1 RE-2025-0815" gives one
-    cell, "BT-112 Gesamtbetrag 2.380,00 EUR" with gaps between gives two)."""
+    cell); a term that opens its line is followed by its label ("BT-112 Gesamtbetrag 2.380,00
+    EUR" with gaps between gives the one cell "2.380,00 EUR")."""
     tokens = _tokens(line)
     gap = 2.5 * _char_width(tokens)
     for index, token in enumerate(tokens):
@@ -211,6 +213,8 @@ def _line_reads(line: Line) -> Iterator[tuple[str, tuple[Read, ...]]]:
             if not cells or following.x0 - cells[-1][-1].x1 > gap:
                 cells.append([])
             cells[-1].append(following)
+        if index == 0 and len(cells) > 1:  # the term opens the line: its label follows it
+            cells = cells[1:]
         if cells:
             yield _term_number(match), tuple(_read(cell) for cell in cells)
 
@@ -222,22 +226,30 @@ def _read(tokens: list[Token]) -> Read:
 
 def _term(token: Token, pattern: re.Pattern = TERM) -> re.Match | None:
     """The term a token is ("BT-1", "(BT-112):"), else None."""
-    return pattern.fullmatch(token.text.strip("()[]:,;"))
+    match = pattern.fullmatch(token.text.strip("()[]:,;"))
+    if match is None or (pattern is TERM and not match.group(1) and not match.group(3).isdigit()):
+        return None
+    return match
 
 
 def _term_number(match: re.Match) -> str:
-    digits = match.group(2).translate(str.maketrans("lI|O", "1110"))
-    return f"X-{digits}" if match.group(1) else digits.lstrip("0") or "0"
+    digits = match.group(3).translate(str.maketrans("lI|O", "1110"))
+    return f"X-{digits}" if match.group(2) else digits.lstrip("0") or "0"
 
 
 def _tokens(line: Line) -> list[Token]:
-    """The line's words split at whitespace, each piece with its share of the word's box."""
-    tokens = []
+    """The line's words split at whitespace, each piece with its share of the word's box; a term
+    read apart ("BT" "-27") is joined again."""
+    tokens: list[Token] = []
     for word in line.words or ():
         width = (word.bbox[2] - word.bbox[0]) / max(len(word.text), 1)
         for piece in re.finditer(r"\S+", word.text):
             x0 = word.bbox[0] + piece.start() * width
-            tokens.append(Token(piece.group(), x0, x0 + len(piece.group()) * width, word.confidence))
+            token = Token(piece.group(), x0, x0 + len(piece.group()) * width, word.confidence)
+            if tokens and tokens[-1].text in ("BT", "BT-") and _term(Token("BT-" + token.text.lstrip("-"), 0, 0, None)):
+                head = tokens.pop()
+                token = Token(f"BT-{token.text.lstrip('-')}", head.x0, token.x1, head.confidence)
+            tokens.append(token)
     return tokens
 
 

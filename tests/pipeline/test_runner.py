@@ -30,6 +30,7 @@ def test_the_pipeline_is_one_declared_list():
         "tier 0 forced",
         "read text",
         "template",
+        "layout",
         "tier 1 forced",
         "profile",
         "rules",

@@ -77,15 +77,17 @@ def test_the_lines_are_the_detail_rows_as_in_the_xml():
 def test_terms_before_their_labels_and_values_in_their_own_column():
     doc = page(
         row(40, (50, "Visualisierung"), (120, "eRechnung")),
-        row(70, (50, "BT-1"), (90, "Rechnungsnummer:"), (175, "4711")),
+        row(70, (50, "BT-l"), (90, "Rechnungsnummer:"), (175, "4711")),  # OCR's l for the 1
         row(85, (50, "BT-2"), (90, "Rechnungsdatum"), (250, "01.02.2025")),
-        row(100, (50, "(BT-109)"), (90, "Nettobetrag"), (250, "100,00")),
-        row(115, (50, "(BT-110)"), (90, "Umsatzsteuer"), (250, "19,00")),
-        row(130, (50, "(BT-112)"), (90, "Gesamtbetrag"), (250, "119,00"), (290, "EUR")),
+        row(100, (50, "BT"), (62, "27"), (90, "Firmenname"), (250, "ACME"), (275, "GmbH")),  # the term read apart
+        row(115, (50, "(BT-109)"), (90, "Nettobetrag"), (250, "100,00")),
+        row(130, (50, "(BT-110)"), (90, "Umsatzsteuer"), (250, "19,00")),
+        row(145, (50, "(BT-112)"), (90, "Gesamtbetrag"), (250, "119,00"), (290, "EUR")),
     )
     found = read_visualisation(doc)
     assert found is not None and found.doubts == []
     assert (found.fields["invoice_number"], found.fields["invoice_date"]) == ("4711", "2025-02-01")
+    assert found.fields["vendor_name"] == "ACME GmbH"
     assert (found.fields["total_amount"], found.fields["currency"]) == (Decimal("119.00"), "EUR")
 
 
