@@ -128,9 +128,9 @@ def read_visualisation(doc: DocumentText) -> TemplateResult | None:
     BT-27 seller, BT-31/32 tax id, BT-43 email, BT-44 buyer, BT-106 subtotal, BT-107 discount,
     BT-108 charges (split into freight by their reasons BT-104, as the e-invoice reader splits
     them), BT-110 tax, BT-112 total, BT-113 paid, BT-115 balance. ``line_items`` come from a
-    positions table with a subtype column (BT-X-8): the DETAIL rows (GROUP and INFORMATION rows
-    do not count, as in the XML); none without such a column. ``doubts``:
-    ``visualisation_doubts``.
+    positions table with a subtype column (BT-X-8): the rows that count in the totals, DETAIL
+    rows and rows without a subtype (GROUP and INFORMATION rows do not count, as in the XML);
+    none without such a column. ``doubts``: ``visualisation_doubts``.
     """
     lines = [line for _, line in doc.lines]
     reads = _reads(lines)
