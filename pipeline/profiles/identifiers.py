@@ -95,7 +95,7 @@ def weight(identifier: str) -> int:
 
 # Letters OCR reads for digits: in a number that is mostly digits they were digits.
 OCR_DIGIT_FOR = {"O": "0", "Q": "0", "D": "0", "I": "1", "L": "1", "S": "5", "B": "8", "Z": "2"}
-_AS_DIGIT = str.maketrans(OCR_DIGIT_FOR)
+AS_DIGIT = str.maketrans(OCR_DIGIT_FOR)
 
 
 def _digits_read(compact: str) -> str:
@@ -104,7 +104,7 @@ def _digits_read(compact: str) -> str:
     body, tail = compact[:-1], compact[-1:]
     if sum(ch.isdigit() for ch in compact) < 0.6 * len(compact):
         return compact
-    return body.translate(_AS_DIGIT) + tail
+    return body.translate(AS_DIGIT) + tail
 
 
 def _compact(value: str) -> str:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.profiles.identifiers import identifiers
+from pipeline.profiles.identifiers import AS_DIGIT, identifiers
 from pipeline.rules.labels import ID_TOKEN_RE
 from pipeline.values.money import agree, to_amount
 from pipeline.values.parsers import find_amounts, find_dates
@@ -154,14 +154,27 @@ def _date_spots(lines: list[str], iso: str) -> list[tuple[str, str, bool]]:
 
 
 def _id_spots(lines: list[str], value: str) -> list[tuple[str, str, bool]]:
+    """An id OCR misread ("0R13-16614" for the approved "OR13-16614") is the approved one printed
+    there, in the approved one's shape: a miss would take the label from the profile, and the
+    profile is what reads the number back into that shape (``profile.in_shape``)."""
     want = _alnum(value)
     if not want:
         return []
-    return [
-        (label_key(lines, i, m.start()), id_shape(m.group(0).lstrip("#")), _alnum(m.group(0)) == want)
-        for i, line in enumerate(lines)
-        for m in ID_TOKEN_RE.finditer(line)
-    ]
+    spots = []
+    for i, line in enumerate(lines):
+        for m in ID_TOKEN_RE.finditer(line):
+            token = m.group(0).lstrip("#")
+            if _alnum(token) == want:
+                spots.append((label_key(lines, i, m.start()), id_shape(token), True))
+            elif _as_digits(token) == _as_digits(value):
+                spots.append((label_key(lines, i, m.start()), id_shape(value.lstrip("#")), True))
+            else:
+                spots.append((label_key(lines, i, m.start()), "", False))
+    return spots
+
+
+def _as_digits(value: str) -> str:
+    return _alnum(value).upper().translate(AS_DIGIT)
 
 
 def _alnum(value: str) -> str:

@@ -157,6 +157,15 @@ def test_an_ocr_misread_id_is_read_back_into_the_vendors_shape():
     assert propose(profile, page)["invoice_number"].value == "OR18-30001"
 
 
+def test_an_id_ocr_misread_on_an_approved_scan_still_teaches_its_label_and_shape():
+    data = {**FIRST_DATA, "invoice_number": "OR18-26792"}
+    lesson = learn("1", receipt("0R18-26792", "05/01/2017", "39.00", "50.00"), data)
+    assert lesson.labels["invoice_number"] == ("invoice no",) and lesson.shapes["invoice_number"] == "AA99-99999"
+    assert "invoice no" not in lesson.misses.get("invoice_number", ())
+    page = receipt("0R18-30001", "06/01/2017", "12.00", "20.00")
+    assert propose(build("p", [lesson]), page)["invoice_number"].value == "OR18-30001"
+
+
 def test_a_number_the_profile_reads_is_in_the_promise_without_an_invoice_number_label():
     bare = Candidate("invoice_number", "0021367", {"n_ids": 0})
     assert scorable("invoice_number", [bare]) == []
