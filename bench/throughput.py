@@ -83,14 +83,16 @@ def layouts(clients: int, gpu: bool) -> dict[str, dict]:
         "llm": {"n_threads": max(1, cores // 2)},
     }
     if gpu:
+        ocr_cuda = cuda_ocr_available()
         staged = {
             "pool": {"mode": "staged", "workers": max(clients, 16)},
             "ocr": {
                 "concurrency": 2,
                 "batch_max_pages": 16,
                 "num_gpus": 0.5,
-                "threads": 4,
-                "device": "cuda" if cuda_ocr_available() else "cpu",
+                # OCR left on the CPU (no CUDA provider): its two batches in flight share the cores
+                "threads": 4 if ocr_cuda else max(4, cores // 2),
+                "device": "cuda" if ocr_cuda else "cpu",
             },
             "llm": {"gpu_layers": -1, "parallel": 8, "num_gpus": 0.5, "n_threads": 2},
         }
