@@ -157,30 +157,53 @@ async def log_in(db: Database, email: str, password: str) -> User:
     """The user whose e-mail and password these are. Raises LoginFailed (LOGIN_FAILED_MESSAGE) for
     an unknown e-mail, a wrong password, a disabled account, or one locked after LOCKOUT_FAILURES
     failures in a row (for LOCKOUT_SECONDS; even the right password is refused then, and failures
-    while locked do not extend the lock)."""
+    while locked do not extend the lock). Every check comes after the one Argon2 verification, so
+    that each answer costs the same; the lock is decided in the statement that writes, so parallel
+    guesses count one by one (issue 28)."""
     row = await db.fetchone("SELECT * FROM users WHERE email = ?", (email.strip(),))
-    now = time.time()
     digest = row["password_hash"] if row is not None else _DUMMY_HASH  # same work for unknown e-mails
     try:
         ok = await asyncio.to_thread(_HASHER.verify, digest, password)
     except (VerificationError, InvalidHashError):
         ok = False
-    if row is not None and row["locked_until"] and row["locked_until"] > now:
-        raise LoginFailed(LOGIN_FAILED_MESSAGE)  # only after the verification, so it costs the same
-    if row is None or not ok or row["disabled_at"] is not None:
-        if row is not None and not ok:
-            async with db.transaction() as conn:
-                failures = row["failed_logins"] + 1
-                locked = now + LOCKOUT_SECONDS if failures >= LOCKOUT_FAILURES else None
-                await conn.execute(
-                    "UPDATE users SET failed_logins = ?, locked_until = ? WHERE id = ?",
-                    (0 if locked else failures, locked, row["id"]),
-                )
+    if row is None:
         raise LoginFailed(LOGIN_FAILED_MESSAGE)
-    if row["failed_logins"]:
-        async with db.transaction() as conn:
-            await conn.execute("UPDATE users SET failed_logins = 0 WHERE id = ?", (row["id"],))
+    if not ok:
+        await _count_failure(db, row["id"])
+        raise LoginFailed(LOGIN_FAILED_MESSAGE)
+    if not await _admit(db, row["id"]):
+        raise LoginFailed(LOGIN_FAILED_MESSAGE)
     return _user(row)
+
+
+async def _count_failure(db: Database, user_id: str) -> None:
+    # One statement reads and writes the count: the row read before the ~50 ms of Argon2 is stale
+    # by now (20 guesses in parallel all read 0 and wrote 1). SET sees the row as it was before
+    # this UPDATE, so both CASEs test the same count; a locked account is left as it is.
+    now = time.time()
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE users SET "
+            "failed_logins = CASE WHEN failed_logins + 1 >= ? THEN 0 ELSE failed_logins + 1 END, "
+            "locked_until = CASE WHEN failed_logins + 1 >= ? THEN ? ELSE locked_until END "
+            "WHERE id = ? AND (locked_until IS NULL OR locked_until <= ?)",
+            (LOCKOUT_FAILURES, LOCKOUT_FAILURES, now + LOCKOUT_SECONDS, user_id, now),
+        )
+
+
+async def _admit(db: Database, user_id: str) -> bool:
+    """After the right password: clear the failure count, unless the account is locked or
+    disabled as of now (a lock that parallel wrong guesses set during this verification counts)."""
+    now = time.time()
+    async with db.transaction() as conn:
+        cursor = await conn.execute(
+            "UPDATE users SET failed_logins = 0 WHERE id = ? AND disabled_at IS NULL "
+            "AND (locked_until IS NULL OR locked_until <= ?) RETURNING id",
+            (user_id, now),
+        )
+        admitted = await cursor.fetchone() is not None
+        await cursor.close()
+    return admitted
 
 
 def _session_id(secret: str) -> str:

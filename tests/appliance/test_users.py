@@ -1,8 +1,9 @@
 """``appliance.users`` on a real SQLite file (issue 28): server-side sessions end on log-out,
-expiry, disable and password reset."""
+expiry, disable and password reset; the lock-out counts every failure of parallel guesses."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -11,9 +12,12 @@ from appliance.db import Database
 from appliance.migrations import migrate
 from appliance.tenants import create_tenant
 from appliance.users import (
+    LOCKOUT_FAILURES,
+    LoginFailed,
     add_user,
     disable_user,
     end_session,
+    log_in,
     open_session,
     reset_password,
     session_user,
@@ -71,3 +75,32 @@ async def test_the_database_keeps_no_session_secret(db, user):
     secret = await open_session(db, user[0], 3600)
     row = await db.fetchone("SELECT id FROM user_sessions")
     assert secret not in row["id"] and len(row["id"]) == 64  # its SHA-256
+
+
+async def test_parallel_wrong_passwords_all_count_and_lock_the_account(db, user):
+    """Before issue 28 each attempt wrote the count it read before its ~50 ms of Argon2, so 20
+    guesses in parallel counted as one and never locked the account."""
+    _, password = user
+    results = await asyncio.gather(*(log_in(db, EMAIL, "wrong") for _ in range(20)), return_exceptions=True)
+    assert all(isinstance(result, LoginFailed) for result in results)
+    row = await db.fetchone("SELECT failed_logins, locked_until FROM users")
+    assert row["locked_until"] is not None and row["locked_until"] > time.time()
+    assert row["failed_logins"] == 0  # the lock took the LOCKOUT_FAILURES failures; the rest did not count
+    with pytest.raises(LoginFailed):
+        await log_in(db, EMAIL, password)  # locked: even the right password is refused
+
+
+async def test_failures_below_the_threshold_add_up_and_a_log_in_clears_them(db, user):
+    _, password = user
+    await asyncio.gather(*(log_in(db, EMAIL, "wrong") for _ in range(LOCKOUT_FAILURES - 1)), return_exceptions=True)
+    row = await db.fetchone("SELECT failed_logins, locked_until FROM users")
+    assert row["failed_logins"] == LOCKOUT_FAILURES - 1 and row["locked_until"] is None
+    assert (await log_in(db, EMAIL, password)).email == EMAIL
+    assert (await db.fetchone("SELECT failed_logins FROM users"))["failed_logins"] == 0
+
+
+async def test_a_disabled_user_cannot_log_in_with_the_right_password(db, user):
+    _, password = user
+    await disable_user(db, EMAIL)
+    with pytest.raises(LoginFailed):
+        await log_in(db, EMAIL, password)
