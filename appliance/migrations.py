@@ -267,6 +267,25 @@ def vendor_profile_edits(db: Database) -> None:
     )
 
 
+@migrations(name="0009_user_sessions")
+def user_sessions(db: Database) -> None:
+    # appliance.users.open_session: each browser log-in is a row, so that log-out, a password
+    # reset or disabling the user ends it on the server for every copy of its cookie (issue 28:
+    # the cookie alone kept working after log-out). users.session_epoch is no longer read.
+    db.executescript(
+        """
+        CREATE TABLE user_sessions (
+            id TEXT PRIMARY KEY,  -- SHA-256 (hex) of the session's secret, which only its cookie holds
+            user_id TEXT NOT NULL REFERENCES users(id),
+            created_at TEXT NOT NULL,
+            expires_at REAL NOT NULL  -- unix seconds; past it the row is ignored, then removed
+        );
+        CREATE INDEX user_sessions_user ON user_sessions(user_id);
+        CREATE INDEX user_sessions_expires ON user_sessions(expires_at);
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 

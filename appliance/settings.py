@@ -54,6 +54,9 @@ class LimitSettings(Section):
     OCR_MAX_PDF_PAGES: int = Field(3, ge=1)
     accept_over_ocr_limit: bool = False
     max_pdf_pages: int = Field(500, ge=1)
+    # Longest side of a PDF page, in points (1/72 inch); a larger page is refused at upload. At most
+    # 14,400: the largest page PDF 1.7 readers are expected to handle (ISO 32000-1, annex C.2).
+    max_pdf_page_points: int = Field(5000, ge=72, le=14400)
     job_timeout_seconds: float = Field(180.0, gt=0)
     worker_memory_mb: int = Field(6144, ge=0)  # 0: no limit
     init_slot_ttl_seconds: int = Field(86400, ge=60)  # an upload/init slot with no file, then gone

@@ -9,10 +9,11 @@ OCR_MAX_UPLOAD_MB and a hostile one (``inspect_document``); the block then recor
 renamed into place (``StoredUpload.place``) just before the database transaction that records
 it commits, and marked ``recorded`` once it has. On every other way out of the block, an error
 included, the file is removed: a refused upload costs nothing and leaves nothing.
-``reap_partials`` removes the partial files a crash left.
+``reap_partials`` removes the partial files a crash left. What is made from a stored file (the
+review pages' page images) lives in its ``derived_dir``, which goes wherever the file goes.
 
-Inspection runs only cheap checks: PDF structure and page count via pdfium (no page is
-rendered), image header dimensions via Pillow (no full decode; a JPEG is decoded at 1/8
+Inspection runs only cheap checks: PDF structure, page count and page sizes via pdfium (no page
+is rendered), image header dimensions via Pillow (no full decode; a JPEG is decoded at 1/8
 scale, which reads the whole entropy-coded stream at 1/64 of the memory).
 
 Knows no HTTP: must not import ``api`` or aiohttp; raises the ``appliance.errors`` the API turns
@@ -38,6 +39,7 @@ from pipeline.reading.pdfium_lock import PDFIUM_LOCK  # one per process, shared 
 from pipeline.reading.sniff import JPEG, PDF, PNG, SNIFF_BYTES, sniff
 
 MB = 1024 * 1024
+CM_PER_POINT = 2.54 / 72
 TAIL_BYTES = 64 * 1024 + 22  # a ZIP end-of-central-directory record lies within the last 64 KiB + 22 bytes
 EOF_WINDOW = 1024  # PDF readers (Acrobat's implementation note 18) look for %%EOF in the last 1 KB
 # Format signatures that must not appear where a second reader would honour them.
@@ -76,6 +78,13 @@ class StoredUpload:
     def discard(self) -> None:
         for path in {self.path, self.final_path}:
             path.unlink(missing_ok=True)
+
+
+def derived_dir(stored: Path) -> Path:
+    """The folder of what is made from the stored file ``stored`` and kept to be served again
+    (``webui.page_images``: rendered pages): ``<file>.derived`` beside it. Whoever removes the
+    file removes this folder with it; a backup leaves it out (it is made again on demand)."""
+    return stored.with_name(f"{stored.name}.derived")
 
 
 @dataclass(frozen=True)
@@ -175,20 +184,33 @@ async def check(settings: Settings, upload: StoredUpload) -> DocumentInfo:
     restores the spec's behaviour), or hostile (``inspect_document``, run in a thread:
     milliseconds for the dev set, bounded by the size limit). Raises FileTooLarge (413) or
     UnreadableUpload (400)."""
-    limit = settings.limits.OCR_MAX_UPLOAD_MB
-    if upload.size > limit * MB and not settings.limits.accept_over_ocr_limit:
-        raise FileTooLarge(f"File too large for OCR: the OCR limit is {limit} MB (OCR_MAX_UPLOAD_MB)")
+    limits = settings.limits
+    if upload.size > limits.OCR_MAX_UPLOAD_MB * MB and not limits.accept_over_ocr_limit:
+        raise FileTooLarge(
+            f"File too large for OCR: the OCR limit is {limits.OCR_MAX_UPLOAD_MB} MB (OCR_MAX_UPLOAD_MB)"
+        )
     return await asyncio.to_thread(
-        inspect_document, upload.path, upload.media_type, max_pdf_pages=settings.limits.max_pdf_pages
+        inspect_document,
+        upload.path,
+        upload.media_type,
+        max_pdf_pages=limits.max_pdf_pages,
+        max_pdf_page_points=limits.max_pdf_page_points,
     )
 
 
 def inspect_document(
-    path: Path, media_type: str, *, max_pdf_pages: int, max_image_pixels: int | None = None
+    path: Path,
+    media_type: str,
+    *,
+    max_pdf_pages: int,
+    max_pdf_page_points: float,
+    max_image_pixels: int | None = None,
 ) -> DocumentInfo:
     """Check the document at ``path`` whose magic bytes said ``media_type``.
 
-    ``max_pdf_pages``: a PDF with more pages is refused (FileTooLarge). ``max_image_pixels``
+    ``max_pdf_pages``: a PDF with more pages is refused (FileTooLarge). ``max_pdf_page_points``:
+    so is a PDF with a page wider or taller than this, in PDF points (1/72 inch), the message
+    naming the first such page and its size. ``max_image_pixels``
     (default Pillow's ``Image.MAX_IMAGE_PIXELS``, which the pipeline's decoder also honours):
     width x height above it is a decompression bomb (FileTooLarge). A truncated, corrupt,
     encrypted or polyglot file raises UnreadableUpload; each message says what to do.
@@ -200,7 +222,7 @@ def inspect_document(
     head, tail = _ends(path)
     _check_polyglot(head, tail, media_type)
     if media_type == PDF:
-        return _inspect_pdf(path, tail, max_pdf_pages)
+        return _inspect_pdf(path, tail, max_pdf_pages, max_pdf_page_points)
     if media_type in (PNG, JPEG):
         return _inspect_image(path, media_type, max_image_pixels)
     raise UnsupportedFileType(_unsupported())
@@ -247,7 +269,7 @@ def _polyglot(kinds: str) -> str:
     return f"Ambiguous file: it is both {kinds}; upload the invoice as a plain PDF, JPG or PNG file"
 
 
-def _inspect_pdf(path: Path, tail: bytes, max_pages: int) -> DocumentInfo:
+def _inspect_pdf(path: Path, tail: bytes, max_pages: int, max_page_points: float) -> DocumentInfo:
     import pypdfium2 as pdfium
 
     if b"%%EOF" not in tail[-EOF_WINDOW:]:
@@ -272,11 +294,37 @@ def _inspect_pdf(path: Path, tail: bytes, max_pages: int) -> DocumentInfo:
                     f"PDF has too many pages: {pages}, the limit is {max_pages} "
                     "(limits.max_pdf_pages); upload one invoice per file"
                 )
+            _check_page_sizes(pdf, max_page_points)
             first = pdf[0]  # parses the first page's dictionary: a broken page tree fails here
             first.close()
         finally:
             pdf.close()
     return DocumentInfo(PDF, pages)
+
+
+def _check_page_sizes(pdf, max_points: float) -> None:
+    """FileTooLarge for the first page wider or taller than ``max_points``: a few hundred bytes can
+    declare a 200 x 200 inch page, which the review page and OCR would render (issue 28). Reads
+    each page's size from its dictionary (FPDF_GetPageSizeByIndexF), without parsing its content.
+    UnreadableUpload for a page the page tree counts but does not hold (the pipeline could not
+    load it either)."""
+    import pypdfium2 as pdfium
+
+    for index in range(len(pdf)):
+        try:
+            width, height = pdf.get_page_size(index)
+        except pdfium.PdfiumError as exc:
+            raise UnreadableUpload(
+                f"Unreadable PDF: page {index + 1} of {len(pdf)} is missing from its page tree; "
+                "upload an intact copy of the file"
+            ) from exc
+        if max(width, height) > max_points:
+            raise FileTooLarge(
+                f"PDF page too large: page {index + 1} is {width:.0f} x {height:.0f} pt "
+                f"({width * CM_PER_POINT:.0f} x {height * CM_PER_POINT:.0f} cm), the limit is "
+                f"{max_points:.0f} pt ({max_points * CM_PER_POINT:.0f} cm) per side (limits.max_pdf_page_points); "
+                "upload the invoice at its paper size"
+            )
 
 
 def _inspect_image(path: Path, media_type: str, max_pixels: int) -> DocumentInfo:

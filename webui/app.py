@@ -101,13 +101,13 @@ async def login_submit(request: web.Request) -> web.Response:
     except LoginFailed as exc:
         context = {"error": exc.message, "email": email}
         return aiohttp_jinja2.render_template("login.html", request, context, status=401)
-    await log_in_session(request, user)
+    await log_in_session(request, request.app[DB], user)
     raise web.HTTPFound(f"{PREFIX}/")
 
 
 async def logout(request: web.Request) -> web.Response:
     await check_csrf(request, await request.post())
-    await log_out_session(request)
+    await log_out_session(request, request.app[DB])
     raise web.HTTPFound(f"{PREFIX}/login")
 
 

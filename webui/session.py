@@ -2,7 +2,9 @@
 
 The cookie (aiohttp-session's EncryptedCookieStorage: Fernet, so encrypted and authenticated) is
 HttpOnly and SameSite=Strict and lasts ``SESSION_HOURS``; its key is ``<data_dir>/session.key``
-(made on first start, mode 0600; deleting it ends every session). Every form carries the
+(made on first start, mode 0600; deleting it ends every session). The cookie carries the secret
+of a session kept on the server (``appliance.users.open_session``), which log-out deletes: a copy
+of the cookie taken before log-out is refused after it. Every form carries the
 session's CSRF token (the synchronizer token pattern, OWASP's CSRF cheat sheet); a POST without
 the right one is 403. aiohttp-csrf was the library candidate, but it has not been released since
 2020; this is the few lines it would replace.
@@ -21,7 +23,7 @@ from aiohttp_session.cookie_storage import EncryptedCookieStorage
 from cryptography.fernet import Fernet
 
 from appliance.db import Database
-from appliance.users import User, session_user
+from appliance.users import User, end_session, open_session, session_user
 
 COOKIE = "appliance_review"
 SESSION_HOURS = 12
@@ -60,24 +62,31 @@ async def check_csrf(request: web.Request, form) -> None:
         raise web.HTTPForbidden(text="The form's security token is missing or stale: reload the page and try again")
 
 
-async def log_in_session(request: web.Request, user: User) -> None:
-    """A new session for ``user`` (a new cookie and a new CSRF token: no session fixation)."""
+async def log_in_session(request: web.Request, db: Database, user: User) -> None:
+    """A new session for ``user``, opened on the server for ``SESSION_HOURS`` (a new cookie and a
+    new CSRF token: no session fixation)."""
     session = await new_session(request)
-    session["user"], session["epoch"] = user.id, user.session_epoch
+    session["sid"] = await open_session(db, user, SESSION_HOURS * 3600)
     session["csrf"] = secrets.token_urlsafe(32)
 
 
-async def log_out_session(request: web.Request) -> None:
-    """End the session: the cookie is cleared, and its CSRF token goes with it."""
-    (await get_session(request)).invalidate()
+async def log_out_session(request: web.Request, db: Database) -> None:
+    """End the session on the server (every copy of the cookie is refused from now on), then
+    clear the cookie, and its CSRF token with it."""
+    session = await get_session(request)
+    if isinstance(session.get("sid"), str):
+        await end_session(db, session["sid"])
+    session.invalidate()
 
 
 async def current_user(request: web.Request, db: Database) -> User | None:
-    """The logged-in user, or None (no session, or the user was disabled or reset since)."""
+    """The logged-in user, or None: no session, or one that has ended on the server (log-out,
+    expiry, the user disabled or the password reset). A cookie from before server-side sessions
+    (``user`` and ``epoch``, no ``sid``) has none either: its owner logs in again."""
     session = await get_session(request)
-    if "user" not in session:
+    if "sid" not in session:
         return None
-    user = await session_user(db, session["user"], session.get("epoch", -1))
+    user = await session_user(db, session["sid"])
     if user is None:
         session.invalidate()
     return user

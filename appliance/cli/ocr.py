@@ -39,8 +39,9 @@ def ocr_rows(doc, file: str) -> list[dict]:
 @click.pass_obj
 def ocr(settings: Settings, files: tuple[Path, ...], engine: str | None, as_json: bool) -> None:
     """OCR images (JPEG, PNG) and every page of PDFs, as the pipeline reads them: a PDF page is
-    rendered at ocr.dpi (default 200 dpi), its text layer ignored; boxes are in pixels of the
-    image (EXIF orientation applied) or of the rendered page. The engine loads once for all files.
+    rendered at ocr.dpi (default 200 dpi; lower where a large page would pass 36 million pixels),
+    its text layer ignored; boxes are in pixels of the image (EXIF orientation applied) or of the
+    rendered page. The engine loads once for all files.
     Plain output: the lines in reading order, pages separated by a form feed."""
     from pipeline.context import JobContext
     from pipeline.reading.sniff import sniff

@@ -1,20 +1,26 @@
 """Text of a document: the PDF text layer when a page has one, OCR otherwise.
 
-Pages are rendered with pypdfium2 (at ``dpi``) only when their text layer holds fewer than
-``min_chars`` characters: a scan, or a page whose text is drawn as vector art. At most
-``max_ocr_pages`` pages are OCR'd (OCR_MAX_PDF_PAGES, spec section 8); the rest are skipped and
-counted. Images (JPEG, PNG) are always OCR'd.
+Pages are rendered with pypdfium2 (at ``dpi``, within ``OCR_MAX_PIXELS``: ``render_scale``) only
+when their text layer holds fewer than ``min_chars`` characters: a scan, or a page whose text is
+drawn as vector art. At most ``max_ocr_pages`` pages are OCR'd (OCR_MAX_PDF_PAGES, spec section
+8); the rest are skipped and counted. Images (JPEG, PNG) are always OCR'd.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import unicodedata
 
 from pipeline.document import DocumentText, Line, Page, Word
 from pipeline.reading.pdfium_lock import PDFIUM_LOCK
 
 MIN_TEXT_LAYER_CHARS = 20  # measurements.md: fewer characters than this is a scan
+# Pixels of a page rendered for OCR, at most: A4 and Letter at 600 dpi (ocr.dpi's upper bound; A4
+# is 4961 x 7016 = 34.8 million) fit whole, and the bitmap stays near 110 MB (3 bytes a pixel).
+# Larger pages are rendered at a lower resolution instead of taking the worker's memory (issue 28:
+# a 200 x 200 inch page at 200 dpi is 1.6 billion pixels).
+OCR_MAX_PIXELS = 36_000_000
 
 
 class UnreadableDocument(ValueError):
@@ -118,6 +124,19 @@ def ocr_page(image, number: int, engine) -> Page:
     return Page(number, float(image.width), float(image.height), tuple(group_lines(segments)), "ocr")
 
 
+def render_scale(width: float, height: float, dpi: float, max_pixels: int) -> float:
+    """The scale (pixels per PDF point) to render a page of ``width`` x ``height`` points at:
+    ``dpi / 72``, or less where that would give more than ``max_pixels`` pixels. pypdfium2's
+    ``PdfPage.render`` makes a bitmap of ceil(width x scale) by ceil(height x scale) pixels, so
+    the bound counts one pixel more each way: it solves (w s + 1)(h s + 1) = max_pixels for s."""
+    scale = dpi / 72
+    if width <= 0 or height <= 0:
+        return scale  # nothing to render: pypdfium2 refuses the page, as it did before
+    area, edges = width * height, width + height
+    capped = (math.sqrt(edges * edges + 4 * area * (max_pixels - 1)) - edges) / (2 * area)
+    return min(scale, capped)
+
+
 def pdf_text(
     data: bytes, engine_factory, *, max_ocr_pages: int, dpi: int = 200, use_text_layer: bool = True
 ) -> DocumentText:
@@ -144,7 +163,8 @@ def pdf_text(
                     result = text_layer_page(page, index + 1) if use_text_layer else None
                     scanned = is_scan(result)
                     if scanned and ocr_done < max_ocr_pages:
-                        image = page.render(scale=dpi / 72).to_pil()
+                        scale = render_scale(*page.get_size(), dpi, OCR_MAX_PIXELS)
+                        image = page.render(scale=scale).to_pil()
                 finally:
                     page.close()
             if scanned and image is None:

@@ -20,8 +20,17 @@ HOSTILE = [
     ("corrupt pdf", hostile.corrupt_pdf, "application/pdf", 400, "Unreadable PDF"),
     ("corrupt pdf without end", lambda: b"%PDF-1.4\n" + b"garbage" * 300, "application/pdf", 400, "Unreadable PDF"),
     ("encrypted pdf", hostile.encrypted_pdf, "application/pdf", 400, "Encrypted PDF"),
+    ("page tree short of a page", hostile.missing_page_pdf, "application/pdf", 400, "page 2 of 2 is missing"),
     ("501 pages", lambda: hostile.many_pages_pdf(501), "application/pdf", 413, "limits.max_pdf_pages"),
     ("5000 pages", lambda: hostile.many_pages_pdf(5000), "application/pdf", 413, "too many pages"),
+    (
+        "page of 14400 x 14400 pt",  # ~550 bytes; 1.6 billion pixels at ocr.dpi 200 (issue 28)
+        lambda: hostile.sized_pages_pdf((14400, 14400)),
+        "application/pdf",
+        413,
+        "PDF page too large: page 1 is 14400 x 14400 pt (508 x 508 cm), the limit is 5000 pt (176 cm) per side "
+        "(limits.max_pdf_page_points)",
+    ),
     ("png bomb 1e10 px", lambda: hostile.png_declaring(100_000, 100_000), "image/png", 413, "Image too large"),
     (
         "png just over MAX_IMAGE_PIXELS",
@@ -99,6 +108,20 @@ async def test_page_limit_is_a_setting(harness_factory, tmp_path):
     response = await harness.upload(headers, hostile.many_pages_pdf(3))
     assert response.status == 413 and "the limit is 2" in (await response.json())["message"]
     assert await harness.balance(headers) == 2
+
+
+async def test_page_size_limit_is_a_setting_and_names_the_page(harness_factory, tmp_path):
+    from tests.conftest import make_settings
+
+    harness = await harness_factory(make_settings(tmp_path, {"limits": {"max_pdf_page_points": 1000}}))
+    _, headers = await harness.tenant(credits=3)
+    response = await harness.upload(headers, hostile.sized_pages_pdf((595, 842), (1001, 700)))
+    body = await response.json()
+    assert response.status == 413 and body["statusCode"] == 413 and body["error"] == REASONS[413]
+    assert "page 2 is 1001 x 700 pt (35 x 25 cm), the limit is 1000 pt (35 cm)" in body["message"]
+    await assert_nothing_kept(harness, headers, 3)
+    assert (await harness.upload(headers, hostile.sized_pages_pdf((1000, 1000)))).status == 202
+    assert len(hostile.sized_pages_pdf((14400, 14400))) < 1000  # the size limit cannot catch such a file
 
 
 @pytest.mark.parametrize(

@@ -101,6 +101,10 @@ def test_config_from_environment_variable(tmp_path):
         ('[[credits.packages]]\nname = "A"\ncredits = "5"\n', r"credits.packages\[0\].credits = '5'"),
         ('[[credits.packages]]\nname = "A"\nprice = 5\n', r"unknown setting credits.packages\[0\].price"),
         ("[server]\nport = 70000\n", "server.port = 70000: expected less than or equal to 65535"),
+        (
+            "[limits]\nmax_pdf_page_points = 20000\n",
+            "limits.max_pdf_page_points = 20000: expected less than or equal to 14400",
+        ),
         ("server = 3\n", r"server = 3: expected a table"),
         ("data_dir = 5\n", "data_dir = 5: expected a quoted path"),
         ("not toml [", "Expected"),

@@ -73,6 +73,27 @@ def many_pages_pdf(pages: int) -> bytes:
         pdf.close()
 
 
+def sized_pages_pdf(*sizes: tuple[float, float]) -> bytes:
+    """A PDF of blank pages of the given (width, height) in points: a few hundred bytes, whatever
+    the sizes (a 14400 x 14400 pt page is 200 x 200 inches, 1.6 billion pixels at 200 dpi)."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument.new()
+    try:
+        for width, height in sizes:
+            pdf.new_page(width, height).close()
+        out = io.BytesIO()
+        pdf.save(out)
+        return out.getvalue()
+    finally:
+        pdf.close()
+
+
+def missing_page_pdf() -> bytes:
+    """A PDF whose page tree counts 2 pages but holds 1: pdfium reports 2 and cannot load the second."""
+    return sized_pages_pdf((595, 842)).replace(b"/Count 1", b"/Count 2")  # same length: the xref stays right
+
+
 def truncated_pdf() -> bytes:
     data = text_pdf(INVOICE_LINES)
     return data[: len(data) // 2]

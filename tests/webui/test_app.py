@@ -6,10 +6,12 @@ the same pages in tests/webui/test_browser.py."""
 from __future__ import annotations
 
 import re
+import time
 
-from appliance.users import LOCKOUT_FAILURES, add_user, disable_user
+from appliance.users import LOCKOUT_FAILURES, add_user, disable_user, reset_password
 from tests.support.docs import png_with_text, receipt_text
 from webui.app import _field_errors
+from webui.session import COOKIE
 
 PREFIX = "/review"
 
@@ -122,6 +124,69 @@ async def test_lock_out_and_disable_end_access(harness):
     page = (await right.text()).replace("other@example.com", "nobody@example.com")  # the form keeps the e-mail typed
     assert unknown.status == 401 and await unknown.text() == page
     assert "locked for 15 minutes" in await right.text()
+
+
+def cookie_of(harness, client) -> str:
+    """The value of the session cookie in ``client``'s jar: a copy an attacker could have taken."""
+    return client.cookie_jar.filter_cookies(harness.client.make_url(PREFIX + "/"))[COOKIE].value
+
+
+async def replayed(harness, cookie: str, path: str):
+    """GET ``path`` with a copied session cookie, from a client with no jar of its own."""
+    import aiohttp
+
+    base = str(harness.client.make_url("/")).rstrip("/")
+    async with aiohttp.ClientSession(base_url=base, cookie_jar=aiohttp.DummyCookieJar()) as thief:
+        response = await thief.get(PREFIX + path, headers={"Cookie": f"{COOKIE}={cookie}"}, allow_redirects=False)
+        await response.read()
+        return response
+
+
+async def test_log_out_ends_the_session_for_every_copy_of_its_cookie(harness):
+    """Issue 28: the session lived only in the cookie, so a copy taken before log-out kept working
+    for 12 h. Now log-out ends it on the server, and the copy is sent to the log-in page."""
+    tenant_id, headers = await harness.tenant()
+    invoice_id = await ready_invoice(harness, headers)
+    client, _ = await logged_in(harness, tenant_id)
+    try:
+        copy = cookie_of(harness, client)
+        assert (await replayed(harness, copy, "/")).status == 200  # the copy works while the session lasts
+        token = await csrf_of(client, "/")
+        out = await client.post(PREFIX + "/logout", data={"csrf": token}, allow_redirects=False)
+        assert out.status == 302 and out.headers["Location"] == PREFIX + "/login"
+    finally:
+        await client.close()
+    for path in ("/", f"/invoices/{invoice_id}", f"/invoices/{invoice_id}/pages/1"):
+        response = await replayed(harness, copy, path)
+        assert response.status == 302 and response.headers["Location"] == PREFIX + "/login", path
+
+
+async def test_a_password_reset_ends_open_sessions(harness):
+    tenant_id, _ = await harness.tenant()
+    client, _ = await logged_in(harness, tenant_id)
+    try:
+        await reset_password(harness.db, "clerk@example.com")  # as `appliance user reset-password` does
+        response = await client.get(PREFIX + "/", allow_redirects=False)
+        assert response.status == 302 and response.headers["Location"] == PREFIX + "/login"
+    finally:
+        await client.close()
+
+
+async def test_a_cookie_without_a_server_side_session_is_no_log_in(harness):
+    """A cookie as the appliance wrote them before issue 28 (user id and epoch, no session on the
+    server), correctly encrypted with the appliance's key, opens nothing."""
+    import json
+
+    from cryptography.fernet import Fernet
+
+    tenant_id, _ = await harness.tenant()
+    user, _ = await add_user(harness.db, tenant_id, "old@example.com")
+    key = (harness.settings.data_dir / "session.key").read_bytes().strip()
+    cookie = Fernet(key).encrypt(
+        json.dumps({"created": int(time.time()), "session": {"user": user.id, "epoch": 0}}).encode()
+    )
+    response = await replayed(harness, cookie.decode(), "/")
+    assert response.status == 302 and response.headers["Location"] == PREFIX + "/login"
 
 
 def test_validation_errors_stand_beside_their_fields():

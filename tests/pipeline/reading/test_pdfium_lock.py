@@ -14,6 +14,7 @@ from pipeline.einvoice.reader import embedded_xml_files
 from pipeline.reading.pdfium_lock import PDFIUM_LOCK
 from pipeline.reading.text import pdf_text
 from tests.support.docs import INVOICE_LINES, text_pdf
+from webui import page_images
 
 
 class Watched(pypdfium2.PdfDocument):
@@ -36,6 +37,10 @@ class Watched(pypdfium2.PdfDocument):
     def __getitem__(self, index):
         self._check("page")
         return super().__getitem__(index)
+
+    def get_page_size(self, index):
+        self._check("page size")
+        return super().get_page_size(index)
 
     def close(self):
         self._check("close")
@@ -61,7 +66,9 @@ def test_every_pdfium_call_holds_the_lock(monkeypatch, tmp_path):
     embedded_xml_files(data)
     path = tmp_path / "a.pdf"
     path.write_bytes(data)
-    _inspect_pdf(path, data[-2048:], max_pages=10)
+    _inspect_pdf(path, data[-2048:], max_pages=10, max_page_points=5000)
+    page_images.pages(path, "application/pdf", ocr_dpi=200)
+    page_images.page_image(path, "application/pdf", 1)  # rendered for the review page
     assert Watched.unlocked == []
 
 

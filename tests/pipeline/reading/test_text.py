@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from pipeline.reading.sniff import JPEG, PDF, PNG, sniff
-from pipeline.reading.text import UnreadableDocument, image_text, pdf_text
+from pipeline.reading.text import OCR_MAX_PIXELS, UnreadableDocument, image_text, pdf_text, render_scale
 from tests.fakes.ocr import TextOcr
 from tests.support.docs import INVOICE_LINES, jpeg, png_with_text, text_pdf
+from tests.support.hostile_docs import sized_pages_pdf
 
 
 def test_sniff_by_magic_bytes():
@@ -38,3 +39,37 @@ def test_corrupt_inputs_are_unreadable():
         pdf_text(b"%PDF-1.4 broken", TextOcr, max_ocr_pages=1)
     with pytest.raises(UnreadableDocument):
         image_text(b"\x89PNG\r\n\x1a\nbroken", TextOcr)
+
+
+def test_a_scanned_page_is_rendered_for_ocr_within_the_pixel_cap():
+    """Issue 28: a blank (so OCR'd) 1600 x 1600 pt page at 300 dpi was a 6667 x 6667 bitmap (44
+    million pixels); now it is rendered at the resolution that fits OCR_MAX_PIXELS."""
+    doc = pdf_text(sized_pages_pdf((1600, 1600), (595, 842)), TextOcr, max_ocr_pages=2, dpi=300)
+    big, a4 = doc.pages
+    assert big.source == "ocr" and big.width * big.height <= OCR_MAX_PIXELS
+    assert big.width == big.height and big.width > 0.99 * OCR_MAX_PIXELS**0.5  # square, and no smaller than needed
+    assert (a4.width, a4.height) == (2480, 3509)  # an A4 page at 300 dpi is not touched
+
+
+@pytest.mark.parametrize(
+    "width, height, dpi, max_pixels",
+    [
+        (14400, 14400, 600, OCR_MAX_PIXELS),
+        (14400, 3, 200, OCR_MAX_PIXELS),  # a strip
+        (595.276, 841.89, 600, OCR_MAX_PIXELS),  # A4 at 600 dpi: within the cap
+        (1000, 1000, 110, 10),
+        (0.5, 0.5, 72, 4),  # a tiny page: at its resolution
+    ],
+)
+def test_render_scale_keeps_pdfiums_bitmap_within_the_cap(width, height, dpi, max_pixels):
+    import math
+
+    scale = render_scale(width, height, dpi, max_pixels)
+    assert 0 < scale <= dpi / 72
+    assert math.ceil(width * scale) * math.ceil(height * scale) <= max_pixels  # pypdfium2's bitmap size
+    if (width * dpi / 72 + 1) * (height * dpi / 72 + 1) <= max_pixels:
+        assert scale == dpi / 72
+
+
+def test_render_scale_of_an_empty_page_is_the_resolution():
+    assert render_scale(0, 842, 200, OCR_MAX_PIXELS) == 200 / 72
