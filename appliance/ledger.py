@@ -1,7 +1,8 @@
 """The credit ledger: every change of a tenant's balance is a row; ``tenants.balance`` is the
 running sum, kept in the same transaction, and SQLite's CHECK keeps it from going below zero.
 
-Reasons: ``upload_debit``, ``queue_refund`` (spec 3.1 rule 4), ``operator_grant``, ``purchase``.
+Reasons: ``upload_debit``, ``queue_refund`` (spec 3.1 rule 4), ``operator_grant``, ``purchase``,
+and ``invoice_deleted`` (delta 0: the deleted invoice's debit stays, ``appliance.deletion``).
 """
 
 from __future__ import annotations

@@ -23,8 +23,10 @@ into 400 and 413.
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import os
+import shutil
 import uuid
 import warnings
 from collections.abc import AsyncIterator, Iterator
@@ -85,6 +87,42 @@ def derived_dir(stored: Path) -> Path:
     (``webui.page_images``: rendered pages): ``<file>.derived`` beside it. Whoever removes the
     file removes this folder with it; a backup leaves it out (it is made again on demand)."""
     return stored.with_name(f"{stored.name}.derived")
+
+
+def remove_stored(stored: Path) -> int:
+    """Remove the stored file ``stored`` and its ``derived_dir``; returns the bytes freed, 0 for
+    what was already gone (so that a second removal is harmless). The file goes first: a review
+    page rendering it meanwhile then finds it gone and removes what it cached
+    (``webui.page_images.page_image``). Blocking: call in a thread. Raises OSError when the
+    file or folder exists but cannot be removed (permissions)."""
+    freed = 0
+    try:
+        freed += stored.stat().st_size
+        stored.unlink()
+    except FileNotFoundError:
+        pass
+    derived, counted = derived_dir(stored), set()
+    for _ in range(3):  # a page image renamed into the folder while it is removed: look again
+        if not derived.is_dir():
+            break
+        for item in set(derived.rglob("*")) - counted:
+            counted.add(item)
+            freed += _size(item)
+        try:
+            shutil.rmtree(derived)
+        except FileNotFoundError:
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENOTEMPTY:
+                raise
+    return freed
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except FileNotFoundError:
+        return 0
 
 
 @dataclass(frozen=True)

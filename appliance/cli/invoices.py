@@ -1,6 +1,7 @@
-"""``appliance invoice show|reprocess|correct|approve|reject``: an invoice as an operator sees
-it, and an operator's second look at it. The work is in ``appliance.invoices``,
-``appliance.queue.admin`` and ``appliance.review``; this module only parses arguments and prints."""
+"""``appliance invoice show|reprocess|correct|approve|reject|delete``: an invoice as an operator
+sees it, and an operator's second look at it. The work is in ``appliance.invoices``,
+``appliance.queue.admin``, ``appliance.review`` and ``appliance.deletion``; this module only
+parses arguments and prints."""
 
 from __future__ import annotations
 
@@ -95,7 +96,31 @@ def _decision(name: str, decision: str) -> click.Command:
     return command
 
 
-for _command in (invoice_reprocess, invoice_correct, _decision("approve", "approved"), _decision("reject", "rejected")):
+@click.command("delete")
+@click.argument("invoice_id")
+@BY
+@click.pass_obj
+def invoice_delete(settings, invoice_id: str, by: str | None) -> None:
+    """Delete an invoice of any tenant: its stored file, its page images and its rows. The ledger
+    keeps its debit (no refund) and records the deletion. Refused (exit 75) while a worker
+    extracts it; an unknown or already deleted id exits 66."""
+    from appliance.deletion import delete_invoice
+
+    who = by or operator_name()
+    done = with_db(settings, lambda db: delete_invoice(db, invoice_id, None, who))
+    click.echo(
+        f"invoice {done.invoice_id} (tenant {done.tenant_id}) deleted by {who}: {done.bytes_freed} bytes "
+        f"removed from disk; the ledger keeps its debit of {done.credits_kept} credit(s)"
+    )
+
+
+for _command in (
+    invoice_reprocess,
+    invoice_correct,
+    _decision("approve", "approved"),
+    _decision("reject", "rejected"),
+    invoice_delete,
+):
     invoice.add_command(_command)
 
 
