@@ -7,8 +7,10 @@ one process; the global default registry would refuse the second set of names). 
   pipeline stage latencies, finished jobs, retries and busy-OCR rejections (the dispatcher),
   Stripe webhook outcomes (the webhook route);
 - values read from SQLite at scrape time (``refresh()``, awaited by the ``/metrics`` handler
-  before rendering): queue depth, age of the oldest unfinished job, and the credits debited and
-  refunded, summed from the append-only ledger so they survive restarts.
+  before rendering): queue depth, age of the oldest unfinished job, the credits debited and
+  refunded, summed from the append-only ledger so they survive restarts, and the files removed
+  and bytes freed by retention (``appliance.retention``, whose totals are kept in SQLite so that
+  the CLI's sweeps count too).
 
 Imports neither ``api`` nor aiohttp; the middleware and the listener live in ``api.metrics``.
 """
@@ -24,6 +26,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from appliance.db import Database
+from appliance.retention import totals as retention_totals
 from pipeline.result import ExtractionResult
 from pipeline.schema import BUSY_STATES
 
@@ -45,6 +48,7 @@ class Snapshot:
     oldest_job_seconds: float = 0.0
     credits: dict[str, int] = field(default_factory=lambda: {reason: 0 for reason in LEDGER_REASONS})
     ledger_id: int = 0  # the ledger rows up to this id are summed in ``credits``
+    retention: tuple[int, int] = (0, 0)  # files removed, bytes freed (appliance.retention.totals)
     stages: dict[str, dict] = field(default_factory=dict)  # pipeline.runtime.pool.RayPool.stage_stats()
 
 
@@ -172,6 +176,7 @@ class Metrics:
         )
         snap.invoices = {status.value: 0 for status in BUSY_STATES} | {r["status"]: r["n"] for r in rows}
         await self._read_ledger(snap)
+        snap.retention = await retention_totals(self.db)
 
     async def _read_ledger(self, snap: Snapshot) -> None:
         # Incremental: only rows after the last one summed, so a scrape never scans the whole
@@ -232,6 +237,16 @@ class _SnapshotCollector:
             yield CounterMetricFamily(
                 f"appliance_credits_{word}", f"Credits {word} (ledger reason {reason})", value=snap.credits[reason]
             )
+        yield CounterMetricFamily(
+            "appliance_retention_files_deleted",
+            "Stored files of approved invoices removed by retention (retention.days), page images included",
+            value=snap.retention[0],
+        )
+        yield CounterMetricFamily(
+            "appliance_retention_bytes_freed",
+            "Bytes freed by retention: the stored files and their page images",
+            value=snap.retention[1],
+        )
 
 
 def _epoch(stamp: str) -> float:

@@ -286,6 +286,23 @@ def user_sessions(db: Database) -> None:
     )
 
 
+@migrations(name="0010_retention")
+def retention(db: Database) -> None:
+    # appliance.retention: the stored file of an old approved invoice is removed, its rows stay;
+    # the file's row stays too (its sha256 still finds duplicates), marked with when and the bytes
+    # freed. counters: totals that survive restarts and count the CLI's runs (/metrics reads them).
+    db.executescript(
+        """
+        ALTER TABLE files ADD COLUMN purged_at TEXT;
+        ALTER TABLE files ADD COLUMN purged_bytes INTEGER;
+        CREATE TABLE counters (
+            name TEXT PRIMARY KEY,
+            value INTEGER NOT NULL DEFAULT 0
+        );
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 

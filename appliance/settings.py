@@ -236,6 +236,16 @@ class MetricsSettings(Section):
     port: int = Field(9464, ge=1, le=65535)
 
 
+class RetentionSettings(Section):
+    """``appliance.retention``: stored files of approved invoices removed after ``days``."""
+
+    # Days after its approval that an approved invoice keeps its stored file (and page images);
+    # then the file goes and the extracted data stays. 0: files are kept for ever (off).
+    days: int = Field(0, ge=0)
+    # How often the server looks for files past retention.days, in minutes.
+    interval_minutes: int = Field(60, ge=1)
+
+
 # Each field of ``pipeline.context.StageConfig`` and the setting (section.key) that fills it.
 STAGE_KEYS = {
     "mode": "pool.mode",
@@ -265,6 +275,7 @@ class Settings(BaseModel):
     ray: RaySettings = RaySettings()
     log: LogSettings = LogSettings()
     metrics: MetricsSettings = MetricsSettings()
+    retention: RetentionSettings = RetentionSettings()
 
     @model_validator(mode="after")
     def _job_ends_before_its_lease(self) -> Settings:

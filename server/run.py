@@ -1,5 +1,6 @@
-"""Assemble and run the appliance: database, pipeline pool, dispatcher and the web app; stop
-them in order (signals, systemd's notifications)."""
+"""Assemble and run the appliance: database, pipeline pool, dispatcher and the web app, and the
+background tasks beside them (pool health, systemd status, retention sweeps); stop them in order
+(signals, systemd's notifications)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from appliance.metrics import Metrics
 from appliance.notify import Notifier, report_status, status_line
 from appliance.queue.dispatcher import Dispatcher, start_worker_pool
 from appliance.readiness import Readiness
+from appliance.retention import run_periodically as retention_sweeps
 from appliance.settings import Settings
 from appliance.uploads import reap_partials
 
@@ -109,10 +111,13 @@ async def serve(
             notifier.ready(await status_line(db))
             health = asyncio.create_task(_watch_pool(pool, stop))
             reporter = asyncio.create_task(report_status(db, notifier))
+            retention = asyncio.create_task(retention_sweeps(db, settings))  # retention.days; off: returns
             await stop.wait()
             notifier.stopping()
             health.cancel()
             reporter.cancel()
+            retention.cancel()
+            await asyncio.gather(retention, return_exceptions=True)  # before the database closes
             log.info("shutting down")
             readiness.detach()  # /readyz 503 and uploads refused while jobs in flight finish
             db.changes.close()  # long polls answer now rather than hold the shutdown up to 60 s

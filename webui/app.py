@@ -161,7 +161,9 @@ def _reason(row) -> str:
 
 
 async def _file(db: Database, invoice_id: str) -> tuple[Path, str] | None:
-    row = await db.fetchone("SELECT path, media_type FROM files WHERE invoice_id = ?", (invoice_id,))
+    row = await db.fetchone(  # a file retention removed has no pages to show
+        "SELECT path, media_type FROM files WHERE invoice_id = ? AND purged_at IS NULL", (invoice_id,)
+    )
     return (Path(row["path"]), row["media_type"]) if row else None
 
 

@@ -19,7 +19,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from appliance.uploads import derived_dir
+from appliance.uploads import derived_dir, remove_stored
 from pipeline.reading.pdfium_lock import PDFIUM_LOCK
 from pipeline.reading.text import OCR_MAX_PIXELS, is_scan, render_scale, text_layer_page
 
@@ -82,6 +82,8 @@ def page_image(path: Path, media_type: str, number: int) -> tuple[bytes, str]:
         pass
     content = _render_png(path, number)
     _write_whole(cached, content)
+    if not path.exists():  # deleted, or removed by retention, while this page rendered: keep nothing
+        remove_stored(path)
     return content, "image/png"
 
 

@@ -15,6 +15,7 @@ from appliance.cli.accounts import ACCOUNT_GROUPS
 from appliance.cli.invoices import invoice, training
 from appliance.cli.jobs import jobs
 from appliance.cli.ocr import ocr
+from appliance.cli.retention import retention
 from appliance.cli.service import SERVICE_COMMANDS
 from appliance.errors import ApplianceError
 from appliance.settings import load_settings
@@ -55,5 +56,5 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None) ->
     ctx.obj = settings
 
 
-for _command in (*SERVICE_COMMANDS, *ACCOUNT_GROUPS, invoice, jobs, training, ocr):
+for _command in (*SERVICE_COMMANDS, *ACCOUNT_GROUPS, invoice, jobs, training, ocr, retention):
     main.add_command(_command)

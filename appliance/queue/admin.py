@@ -5,7 +5,9 @@ Neither retry nor reprocess debits: the debit belongs to the upload (``appliance
 reset ``attempts`` (the operator asks for a fresh run) and make the job due now; the running
 dispatcher finds it on its next poll (``queue.poll_seconds``). A job leased right now is refused
 (JobBusy): its worker will write a result that would race the new run. A lease that has expired
-counts as free, as it does for the dispatcher.
+counts as free, as it does for the dispatcher. An invoice whose file retention removed
+(``appliance.retention``) is refused (BadRequest): there is nothing to extract again, and a
+failed run would replace its data.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ async def list_jobs(db: Database, state: str | None = None, limit: int = 100) ->
 async def retry(db: Database, ident: str) -> dict[str, Any]:
     """Put the job named by ``ident`` (a job id or its invoice's id) back in the queue now,
     attempts reset, forced tier kept. Returns the job as ``list_jobs`` shows it.
-    Raises NotFound, JobBusy (leased right now)."""
+    Raises NotFound, JobBusy (leased right now), BadRequest (file removed by retention)."""
     return await _requeue(db, ident, _KEEP)
 
 
@@ -53,7 +55,8 @@ async def reprocess(db: Database, invoice_id: str, force_tier: int | None = None
     """Run extraction again for an invoice, with no second debit; ``force_tier`` 0 (e-invoice XML
     only), 1 (vendor template only), 2 (rules + LLM only) or None (the usual routing).
     The invoice goes back to ``processingStatus`` queued; its data stays readable meanwhile.
-    Raises NotFound (unknown invoice), BadRequest (bad tier, no file attached), JobBusy."""
+    Raises NotFound (unknown invoice), BadRequest (bad tier, no file attached, file removed by
+    retention), JobBusy."""
     if force_tier is not None and force_tier not in TIERS:
         raise BadRequest(f"unknown tier {force_tier}: 0 (e-invoice XML), 1 (vendor template) or 2 (rules + LLM)")
     canonical = parse_uuid(invoice_id)
@@ -80,6 +83,7 @@ async def _requeue(db: Database, ident: str, force_tier: Any) -> dict[str, Any]:
                 f"Job {row['id']} is being processed right now (lease until "
                 f"{_iso(row['lease_until'])}); retry once it is done"
             )
+        await _refuse_if_purged(conn, row["invoice_id"])
         tier = row["force_tier"] if force_tier is _KEEP else force_tier
         stamp = utcnow()
         await conn.execute(
@@ -99,6 +103,15 @@ async def _requeue(db: Database, ident: str, force_tier: Any) -> dict[str, Any]:
                 "SELECT j.*, i.processing_status FROM jobs j JOIN invoices i ON i.id = j.invoice_id WHERE j.id = ?",
                 (row["id"],),
             )
+        )
+
+
+async def _refuse_if_purged(conn, invoice_id: str) -> None:
+    file = await fetchone(conn, "SELECT purged_at FROM files WHERE invoice_id = ?", (invoice_id,))
+    if file is not None and file["purged_at"]:
+        raise BadRequest(
+            f"Invoice {invoice_id} has no file any more: retention removed it on {file['purged_at'][:10]} "
+            "(retention.days); its extracted data stays, but it cannot be extracted again"
         )
 
 

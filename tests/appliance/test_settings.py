@@ -139,6 +139,7 @@ WRONG_VALUE_PER_SECTION = [
     ("ray", "address", "1", "expected a quoted string"),
     ("log", "level", '"LOUD"', "expected 'DEBUG', 'INFO', 'WARNING', 'ERROR' or 'CRITICAL'"),
     ("metrics", "enabled", '"yes"', "expected true or false"),
+    ("retention", "days", "-1", "expected greater than or equal to 0"),
 ]
 
 
