@@ -19,7 +19,7 @@ from appliance.errors import ApplianceError, BadRequest, NotFound
 from appliance.settings import Settings
 from appliance.users import LoginFailed, User, log_in
 from pipeline.schema import HEADER_FIELDS, LINE_FIELDS, ProcessingStatus
-from webui import page_images
+from webui import lifecycle, page_images
 from webui.session import check_csrf, csrf_token, current_user, log_in_session, log_out_session, storage
 
 PREFIX = "/review"
@@ -58,6 +58,7 @@ def make_review_app(db: Database, settings: Settings) -> web.Application:
             web.post("/vendors/{id}", vendor_change),
         ]
     )
+    app.add_routes(lifecycle.routes())  # reprocess, delete, next, static files (issue 28)
     return app
 
 
@@ -188,6 +189,7 @@ async def invoice_page(request: web.Request, errors: list[str] | None = None, st
         "errors": errors or [],
         "editable": body["ready"],
     }
+    context.update(await lifecycle.invoice_extras(db, user, body))  # words, money, admin-only fields
     return aiohttp_jinja2.render_template("invoice.html", request, context, status=status)
 
 
@@ -205,7 +207,8 @@ def _field_errors(messages: list[str]) -> dict[str, list[str]]:
 
 async def invoice_save(request: web.Request) -> web.Response:
     """Save the changed fields as corrections (``appliance.review.correct``, as the CLI), then
-    apply the decision of the button pressed (``approve``/``reject``, ``appliance.review.decide``)."""
+    apply the decision of the button pressed (``approve``/``reject``, ``appliance.review.decide``)
+    and open the next invoice that needs attention (``webui.lifecycle.next_url``); Save stays."""
     user = await _user(request)
     form = await request.post()
     await check_csrf(request, form)
@@ -223,6 +226,8 @@ async def invoice_save(request: web.Request) -> web.Response:
         if isinstance(exc, NotFound):
             raise
         return await invoice_page(request, errors=[exc.message], status=400)
+    if form.get("action") in DECISIONS:  # decided: on to the next invoice that needs attention
+        raise web.HTTPFound(await lifecycle.next_url(db, user.tenant_id, body["id"]))
     raise web.HTTPFound(f"{PREFIX}/invoices/{body['id']}")
 
 

@@ -59,7 +59,7 @@ async def test_correct_and_approve_reach_the_api(harness):
         queue = await (await client.get(PREFIX + "/")).text()
         assert invoice_id in queue
         page = await (await client.get(f"{PREFIX}/invoices/{invoice_id}")).text()
-        assert 'name="f.total_amount"' in page and 'value="12.5"' in page
+        assert 'name="f.total_amount"' in page and 'value="12.50"' in page  # money: the currency's decimals
         image = await client.get(f"{PREFIX}/invoices/{invoice_id}/pages/1")
         assert image.status == 200 and image.content_type == "image/png"
         token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)

@@ -1,8 +1,9 @@
 """The review pages in a real browser (issue 13): Debian's Chromium, headless, driven by selenium
 through Debian's chromedriver (nothing downloads a browser; .ci/run installs both packages). A
-real ``appliance serve`` with fake models: log in, open the queue, open the invoice, correct the
-total and one line item, approve; then the API's ``GET /api/v1/invoices/{id}`` has the corrected
-``data``. A second test: a reviewer of tenant A gets 404 for tenant B's invoice, and a form
+real ``appliance serve`` with fake models: log in, open the queue, open the invoice, zoom the
+page, correct the total and one line item, approve with Alt+A (which opens the next invoice that
+needs attention: none, so the queue); then the API's ``GET /api/v1/invoices/{id}`` has the
+corrected ``data``. A second test: a reviewer of tenant A gets 404 for tenant B's invoice, and a form
 posted without its CSRF token is refused.
 
 ``REVIEW_SCREENSHOTS=DIR`` saves the queue and invoice pages there (docs/ has them)."""
@@ -123,7 +124,9 @@ def click_and_wait_for_next_page(browser, element) -> None:
 
 
 def test_review_correct_and_approve_in_the_browser(browser, appliance):
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -145,15 +148,26 @@ def test_review_correct_and_approve_in_the_browser(browser, appliance):
     assert box.size["width"] > 0
     if shots:
         browser.save_screenshot(str(Path(shots) / "review-invoice.png"))
+    page = browser.find_element(By.CSS_SELECTOR, ".page")
+    width = page.size["width"]
+    browser.find_element(By.ID, "zoom-in").click()  # zoom on the page image (static/invoice.js)
+    wait.until(lambda b: page.size["width"] > width * 1.2)
+    assert browser.find_element(By.ID, "zoom-level").text == "125%"
+    browser.find_element(By.ID, "zoom-fit").click()
+    wait.until(lambda b: abs(page.size["width"] - width) < 2)
     total.clear()
     total.send_keys("120.00")
     line = browser.find_element(By.ID, "l.1.description")
     line.clear()
     line.send_keys("Claw hammer")
-    click_and_wait_for_next_page(browser, browser.find_element(By.ID, "approve"))
-    wait.until(lambda b: "approved" in b.find_element(By.ID, "trail").text)
+    browser.execute_script(OLD_PAGE_MARK)
+    ActionChains(browser).key_down(Keys.ALT).send_keys("a").key_up(Keys.ALT).perform()  # Alt+A: save and approve
+    wait_for_next_page(browser)
+    # nothing else needs attention: the queue's Needs Attention view
+    assert browser.current_url.endswith("/review/?status=attention"), browser.current_url
+    browser.get(f"{server.url}/review/invoices/{invoice_id}")
     trail = browser.find_element(By.ID, "trail").text
-    assert "total_amount" in trail and "approved" in trail
+    assert "Total" in trail and "approved" in trail
     status, invoice = server.request("GET", f"/api/v1/invoices/{invoice_id}", key)
     assert status == 200 and invoice["status"] == "approved"
     assert invoice["data"]["total_amount"] == 120.0
