@@ -1,7 +1,8 @@
 """The review pages for people (issue 13), served under ``/review`` beside the API: log-in, the
 Needs Attention queue and one invoice with its page, its fields, their evidence boxes, and Save,
 Approve and Reject; the vendors and the profile each learnt from approvals (issue 26), which an
-admin can freeze or forget.
+admin can freeze or forget; for admins, the export of approved invoices (issue 28: the accounting
+CSV of a period, EN 16931 e-invoices of an invoice, ``webui.export``).
 
 Server-rendered (aiohttp-jinja2) with a few lines of plain JavaScript, no build step. A sub-app
 of its own: its session cookie and CSRF checks never touch ``/api/v1``, which stays API-key only
