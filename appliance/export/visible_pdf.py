@@ -35,12 +35,13 @@ def visible_pdf(path: Path, media_type: str) -> bytes:
     """A PDF (bytes) of the stored upload ``path`` (``application/pdf``, ``image/jpeg`` or
     ``image/png``): one image page per page, PDF/A-3b ready but for the XMP. Raises OSError
     when the file cannot be read, pypdfium2's PdfiumError when a PDF cannot be opened."""
-    pages = _pdf_pages(path) if media_type == "application/pdf" else [_image_page(path)]
+    pages = _pdf_pages(path) if media_type == "application/pdf" else [_page(*_image(path))]
     return _assemble(pages)
 
 
-def _pdf_pages(path: Path) -> list[tuple[object, float]]:
-    """(PIL image, pixels per inch) of every page of a PDF."""
+def _pdf_pages(path: Path) -> list[bytes]:
+    """A one-page PDF of every page of a PDF, each encoded as soon as it is rendered (a long
+    document never holds more than one page's bitmap)."""
     import pypdfium2 as pdfium
 
     pages = []
@@ -51,15 +52,16 @@ def _pdf_pages(path: Path) -> list[tuple[object, float]]:
                 page = pdf[index]
                 try:
                     scale = render_scale(*page.get_size(), DPI, MAX_PIXELS)
-                    pages.append((page.render(scale=scale).to_pil().convert("RGB"), scale * 72))
+                    bitmap = page.render(scale=scale).to_pil().convert("RGB")
                 finally:
                     page.close()
+                pages.append(_page(bitmap, scale * 72))
         finally:
             pdf.close()
     return pages
 
 
-def _image_page(path: Path) -> tuple[object, float]:
+def _image(path: Path) -> tuple[object, float]:
     """(PIL image, pixels per inch) of an uploaded image: its own resolution when it states one,
     else ``DPI``; downscaled within ``MAX_PIXELS``."""
     from PIL import Image, ImageOps
@@ -76,16 +78,20 @@ def _image_page(path: Path) -> tuple[object, float]:
     return image, dpi
 
 
-def _assemble(pages: list[tuple[object, float]]) -> bytes:
-    """One PDF of the page images (JPEG, each at its resolution, so that a page keeps its size in
-    points), with the sRGB OutputIntent and a file identifier."""
+def _page(image, dpi: float) -> bytes:
+    """A one-page PDF of ``image`` (JPEG) at ``dpi``, so that the page keeps its size in points."""
+    single = io.BytesIO()
+    image.save(single, "PDF", resolution=dpi, quality=JPEG_QUALITY)
+    return single.getvalue()
+
+
+def _assemble(pages: list[bytes]) -> bytes:
+    """One PDF of the one-page PDFs, with the sRGB OutputIntent and a file identifier."""
     from pypdf import PdfReader, PdfWriter
 
     writer = PdfWriter()
-    for image, dpi in pages:
-        single = io.BytesIO()
-        image.save(single, "PDF", resolution=dpi, quality=JPEG_QUALITY)
-        writer.append(PdfReader(io.BytesIO(single.getvalue())))
+    for page in pages:
+        writer.append(PdfReader(io.BytesIO(page)))
     _add_output_intent(writer)
     writer.generate_file_identifiers()  # PDF/A: the trailer's /ID (factur-x's copy keeps it)
     out = io.BytesIO()

@@ -14,7 +14,7 @@ from appliance.errors import DocumentInvalid, NotExportable
 from appliance.export.einvoice import check_xsd, facturx_pdf, render_xml
 from appliance.export.en16931 import Parties, business_terms, code_lists
 from pipeline.einvoice.reader import parse_xml, read_einvoice
-from tests.support.docs import INVOICE_LINES, png_with_text, text_pdf
+from tests.support.docs import INVOICE_LINES, image_pdf, png_with_text, text_pdf
 from tests.support.export import TENANT_VAT, complete_data, differences, schematron_errors
 
 PAYABLE = Parties("payable", TENANT_VAT)
@@ -96,6 +96,16 @@ def test_the_factur_x_pdf_is_pdf_a_3_and_reads_back(tmp_path):
     assert spec["/F"] == "factur-x.xml" and spec["/AFRelationship"] == "/Data"
     assert len(reader.pages) == 1 and [round(float(v)) for v in reader.pages[0].mediabox] == [0, 0, 595, 842]
     assert not any("/Font" in (page.get("/Resources") or {}) for page in reader.pages)  # images only: no fonts
+
+
+def test_every_page_keeps_its_size(tmp_path):
+    from pypdf import PdfReader
+
+    source = tmp_path / "scan.pdf"
+    source.write_bytes(image_pdf(pages=2))  # 200 x 280 pt pages
+    pdf = facturx_pdf(render_xml(terms_of(complete_data()), "cii"), source, "application/pdf")
+    sizes = [[round(float(v)) for v in page.mediabox] for page in PdfReader(io.BytesIO(pdf)).pages]
+    assert sizes == [[0, 0, 200, 280], [0, 0, 200, 280]]
 
 
 def test_an_image_upload_is_the_visible_page(tmp_path):
