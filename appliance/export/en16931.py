@@ -13,6 +13,8 @@ the invoice's own figures, or a code with a fixed meaning, and says so in ``Term
 - BT-106 (sum of line net amounts), BT-110 (VAT total), BT-112 (total) and BT-115 (amount
   due), where the data has no such figure: the sums of BR-CO-10, -14, -15 and -16;
 - BT-130 ``C62`` ("one", UN/ECE Rec. 20) for a line that states no unit: a plain count;
+- BT-117 of an invoice of one VAT rate: its own VAT total where that differs from taxable amount
+  x rate by at most a cent per line (its lines' VAT rounded one by one), as EN 16931 allows;
 - BT-40 from the VAT id's country prefix (BT-31, "prefixed by the ISO 3166-1 code of the
   issuing country") when the vendor's address names no country;
 - BT-55 for a payable invoice (the tenant is the buyer): the country prefix of the tenant's own
@@ -385,7 +387,7 @@ def _totals(data: dict[str, Any], lines: list[_Line], found: _Findings) -> dict[
     terms.update(adjustments)
     line_sum = sum((line.amount for line in lines), Decimal(0))
     breakdown = _breakdown(lines, rates, discount, shipping + service)
-    vat = sum((Decimal(group["BT-117"]) for group in breakdown), Decimal(0))
+    vat = _stated_vat(data, breakdown, len(lines), found)
     net = line_sum - discount + shipping + service  # BR-CO-13
     terms["BG-23"] = breakdown
     terms["BT-106"] = _agreed(data, "subtotal", line_sum, "BT-106 sum of invoice line net amounts", "BR-CO-10", found)
@@ -463,6 +465,24 @@ def _breakdown(lines: list[_Line], rates: list[Decimal], discount: Decimal, char
         tax = (basis * rate / 100).quantize(CENT, rounding=ROUND_HALF_UP)
         groups.append({"BT-116": _cents(basis), "BT-117": _cents(tax), "BT-118": STANDARD_RATE, "BT-119": _plain(rate)})
     return groups
+
+
+def _stated_vat(data: dict[str, Any], breakdown: list[dict], count: int, found: _Findings) -> Decimal:
+    """BT-110, the sum of the groups' BT-117. An invoice of one rate whose own VAT differs from
+    its taxable amount x rate by no more than a cent per line (its lines' VAT rounded one by one)
+    keeps its own figure as BT-117, noted: EN 16931 allows that rounding (the BR-S-09 and
+    BR-CO-17 checks of the official Schematron tolerate less than one unit)."""
+    computed = sum((Decimal(group["BT-117"]) for group in breakdown), Decimal(0))
+    stated = to_amount(data.get("tax_amount"))
+    if len(breakdown) != 1 or stated is None or stated == computed or abs(stated - computed) > CENT * count:
+        return computed
+    group = breakdown[0]
+    found.notes.append(
+        f"BT-117 VAT at {group['BT-119']} %: the invoice's {_cents(stated)}, not {group['BT-117']} "
+        f"(BT-116 {group['BT-116']} x rate), a difference within the rounding of its {count} lines' VAT"
+    )
+    group["BT-117"] = _cents(stated)
+    return stated
 
 
 def _agreed(data: dict[str, Any], key: str, computed: Decimal, term: str, rule: str, found: _Findings) -> str:
