@@ -33,22 +33,35 @@ These are the customer's documents: keep this folder on the appliance host.
 """
 
 
+async def approved_invoices(
+    db: Database, tenant_id: str | None = None, since: str | None = None, until: str | None = None
+) -> list:
+    """The approved invoices (review decision ``approved``: a person vouched for every field) of
+    ``tenant_id`` (None: every tenant) approved from the ISO date ``since`` to ``until``, both
+    days included (UTC; None: open), oldest approval first. Rows of ``id``, ``tenant_id``,
+    ``decided_at``, ``decided_by`` and the stored file's ``path`` and ``media_type`` (None
+    without one). The training export and the accounting export (``appliance.export``) read
+    the same set."""
+    return await db.fetchall(
+        "SELECT i.id, i.tenant_id, i.decided_at, i.decided_by, f.path, f.media_type FROM invoices i "
+        "LEFT JOIN files f ON f.invoice_id = i.id WHERE i.review_decision = 'approved' "
+        "AND (? IS NULL OR i.tenant_id = ?) AND (? IS NULL OR i.decided_at >= ?) "
+        "AND (? IS NULL OR i.decided_at < date(?, '+1 day')) ORDER BY i.decided_at, i.id",
+        (tenant_id, tenant_id, since, since, until, until),
+    )
+
+
 async def export_reviewed(db: Database, out: Path, tenant_id: str | None = None, since: str | None = None) -> int:
     """Write the approved invoices (of ``tenant_id``; decided on or after the ISO date ``since``)
     into ``out`` (created; files of an earlier export are replaced); returns how many."""
-    rows = await db.fetchall(
-        "SELECT i.id, i.tenant_id, f.path, f.media_type FROM invoices i JOIN files f ON f.invoice_id = i.id "
-        "WHERE i.review_decision = 'approved' AND (? IS NULL OR i.tenant_id = ?) AND (? IS NULL OR i.decided_at >= ?) "
-        "ORDER BY i.decided_at",
-        (tenant_id, tenant_id, since, since),
-    )
+    rows = await approved_invoices(db, tenant_id, since)
     out.mkdir(parents=True, exist_ok=True)
     manifest: list[dict[str, Any]] = []
     for row in rows:
         body = await invoices.get_invoice(db, row["id"], None)
         data = body["data"] or {}
         suffix = SUFFIXES.get(row["media_type"], "")
-        source = Path(row["path"])
+        source = Path(row["path"] or "")
         if not data or not suffix or not source.is_file():
             continue
         shutil.copyfile(source, out / f"{row['id']}{suffix}")

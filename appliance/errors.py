@@ -94,3 +94,24 @@ class PaymentProcessorUnavailable(ApplianceError, status=503, exit_code=75):
 
 class PaymentProcessorError(ApplianceError, status=502, exit_code=75):
     """Stripe answered with a server error; nothing was applied, safe to retry."""
+
+
+class NotApproved(ApplianceError, status=409, exit_code=65):
+    """Only an approved invoice leaves the appliance as an export (CSV, e-invoice): approve it
+    first (the review page, or ``appliance invoice approve``)."""
+
+
+class NotExportable(ApplianceError, status=422, exit_code=65):
+    """The invoice lacks what an EN 16931 e-invoice needs, or its figures break an EN 16931 rule:
+    ``problems`` names each business term (BT-n) and what to correct; nothing is invented and no
+    document is made. Correct the invoice (review page or ``appliance invoice correct``), then
+    export again."""
+
+    def __init__(self, invoice_id: str, problems: list[str]) -> None:
+        super().__init__(f"Invoice {invoice_id} cannot be exported as an EN 16931 e-invoice: " + "; ".join(problems))
+        self.problems = list(problems)
+
+
+class DocumentInvalid(ApplianceError, status=500, exit_code=70):  # EX_SOFTWARE
+    """A document the appliance made failed the official XSD: it is not offered. A bug of the
+    appliance's mapping; the message names the XSD's complaint."""

@@ -2,7 +2,8 @@
 Needs Attention queue and one invoice with its page, its fields, their evidence boxes, and Save,
 Approve and Reject; the vendors and the profile each learnt from approvals (issue 26), which an
 admin can freeze or forget; an admin's reprocess and delete, and the next invoice that needs
-attention (``webui.lifecycle``, issue 28).
+attention (``webui.lifecycle``, issue 28); for admins, the export of approved invoices (issue 28:
+the accounting CSV of a period, EN 16931 e-invoices of an invoice, ``webui.export``).
 
 Server-rendered (aiohttp-jinja2) with a few lines of plain JavaScript in ``static/``, no build
 step and no inline script. A sub-app

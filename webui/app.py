@@ -20,6 +20,7 @@ from appliance.settings import Settings
 from appliance.users import LoginFailed, User, log_in
 from pipeline.schema import HEADER_FIELDS, LINE_FIELDS, ProcessingStatus
 from webui import lifecycle, page_images
+from webui.export import export_routes
 from webui.session import check_csrf, csrf_token, current_user, log_in_session, log_out_session, storage
 
 PREFIX = "/review"
@@ -59,6 +60,7 @@ def make_review_app(db: Database, settings: Settings) -> web.Application:
         ]
     )
     app.add_routes(lifecycle.routes())  # reprocess, delete, next, static files (issue 28)
+    app.add_routes(export_routes())
     return app
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from appliance.cli.accounts import ACCOUNT_GROUPS
+from appliance.cli.export import export
 from appliance.cli.invoices import invoice, training
 from appliance.cli.jobs import jobs
 from appliance.cli.ocr import ocr
@@ -56,5 +57,5 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None) ->
     ctx.obj = settings
 
 
-for _command in (*SERVICE_COMMANDS, *ACCOUNT_GROUPS, invoice, jobs, training, ocr, retention):
+for _command in (*SERVICE_COMMANDS, *ACCOUNT_GROUPS, invoice, jobs, training, ocr, retention, export):
     main.add_command(_command)
