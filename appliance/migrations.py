@@ -309,6 +309,24 @@ def key_audit(db: Database) -> None:
     )
 
 
+@migrations(name="0011_tenant_billing_settings")
+def tenant_billing_settings(db: Database) -> None:
+    # appliance.billing: where Stripe Checkout sends a tenant's customer after paying or
+    # cancelling (spec 4.3: the web app's billing settings, used by the API's checkout too);
+    # NULL keeps the appliance's [stripe] default
+    db.executescript(
+        """
+        CREATE TABLE tenant_billing_settings (
+            tenant_id TEXT PRIMARY KEY REFERENCES tenants(id),
+            success_url TEXT,
+            cancel_url TEXT,
+            updated_by TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 
