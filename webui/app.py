@@ -19,12 +19,10 @@ from appliance.errors import ApplianceError, BadRequest, NotFound
 from appliance.settings import Settings
 from appliance.users import LoginFailed, User, log_in
 from pipeline.schema import HEADER_FIELDS, LINE_FIELDS, ProcessingStatus
-from webui import page_images
+from webui import page_images, security
+from webui.access import DB, PREFIX, SETTINGS, USER, admin_only
 from webui.session import check_csrf, csrf_token, current_user, log_in_session, log_out_session, storage
 
-PREFIX = "/review"
-DB = web.AppKey("review_db", Database)
-SETTINGS = web.AppKey("review_settings", Settings)
 QUEUE_LIMIT = 200
 DECISIONS = {"approve": "approved", "reject": "rejected"}
 PROFILE_ACTIONS = (
@@ -38,6 +36,7 @@ def make_review_app(db: Database, settings: Settings) -> web.Application:
     """The sub-app to mount at ``PREFIX`` (``app.add_subapp``); its key is ``<data_dir>/session.key``."""
     app = web.Application(middlewares=[session_middleware(storage(settings.data_dir / "session.key")), html_errors])
     app[DB], app[SETTINGS] = db, settings
+    app.on_response_prepare.append(security.headers)
     aiohttp_jinja2.setup(
         app,
         loader=jinja2.PackageLoader("webui", "templates"),
@@ -58,6 +57,7 @@ def make_review_app(db: Database, settings: Settings) -> web.Application:
             web.post("/vendors/{id}", vendor_change),
         ]
     )
+    app.add_routes(security.routes())
     return app
 
 
@@ -254,7 +254,7 @@ async def page_file(request: web.Request) -> web.Response:
         content, media_type = await asyncio.to_thread(page_images.page_image, stored[0], stored[1], number)
     except (ValueError, IndexError):
         raise NotFound("No such page") from None
-    return web.Response(body=content, content_type=media_type, headers={"Cache-Control": "private, max-age=300"})
+    return web.Response(body=content, content_type=media_type)  # Cache-Control: no-store (webui.security)
 
 
 async def vendors_page(request: web.Request) -> web.Response:
@@ -299,15 +299,14 @@ async def vendor_page(request: web.Request, errors: list[str] | None = None, sta
     return aiohttp_jinja2.render_template("vendor.html", request, context, status=status)
 
 
+@admin_only
 async def vendor_change(request: web.Request) -> web.Response:
     """An admin's change to the vendor's learned profile (``PROFILE_ACTIONS``; an edit as
     ``appliance.profiles.edit``), written to its history with the admin's e-mail; 403 for a
     reviewer, 400 (the page with the reason) for an edit the profile cannot take."""
-    user = await _user(request)
+    user = request[USER]
     form = await request.post()
     await check_csrf(request, form)
-    if user.role != "admin":
-        raise web.HTTPForbidden(text="Only an administrator can change what a vendor profile learnt.")
     vendor = await _tenant_vendor(request, user)
     db, action = request.app[DB], str(form.get("action", ""))
     try:
