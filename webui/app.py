@@ -19,6 +19,7 @@ from appliance.errors import ApplianceError, BadRequest, NotFound
 from appliance.settings import Settings
 from appliance.users import LoginFailed, User, log_in
 from pipeline.schema import HEADER_FIELDS, LINE_FIELDS, ProcessingStatus
+from webui import keys as key_pages
 from webui import page_images, security
 from webui.access import DB, PREFIX, SETTINGS, USER, admin_only
 from webui.session import check_csrf, csrf_token, current_user, log_in_session, log_out_session, storage
@@ -58,6 +59,7 @@ def make_review_app(db: Database, settings: Settings) -> web.Application:
         ]
     )
     app.add_routes(security.routes())
+    app.add_routes(key_pages.routes())
     return app
 
 
