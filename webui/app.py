@@ -13,12 +13,14 @@ from aiohttp import web
 from aiohttp_session import session_middleware
 
 from appliance import invoices, profiles, review, vendors
+from appliance.billing import Billing
 from appliance.correction_values import header_value, line_value
 from appliance.db import Database
 from appliance.errors import ApplianceError, BadRequest, NotFound
 from appliance.settings import Settings
 from appliance.users import LoginFailed, User, log_in
 from pipeline.schema import HEADER_FIELDS, LINE_FIELDS, ProcessingStatus
+from webui import billing as billing_pages
 from webui import keys as key_pages
 from webui import page_images, security
 from webui.access import DB, PREFIX, SETTINGS, USER, admin_only
@@ -33,11 +35,13 @@ PROFILE_ACTIONS = (
 STATUS_FILTERS = ("attention", "all", *(s.value for s in ProcessingStatus))
 
 
-def make_review_app(db: Database, settings: Settings) -> web.Application:
-    """The sub-app to mount at ``PREFIX`` (``app.add_subapp``); its key is ``<data_dir>/session.key``."""
+def make_review_app(db: Database, settings: Settings, billing: Billing | None = None) -> web.Application:
+    """The sub-app to mount at ``PREFIX`` (``app.add_subapp``); its key is ``<data_dir>/session.key``.
+    ``billing`` is the API's (one Stripe client); None: one of its own, closed with the app."""
     app = web.Application(middlewares=[session_middleware(storage(settings.data_dir / "session.key")), html_errors])
     app[DB], app[SETTINGS] = db, settings
     app.on_response_prepare.append(security.headers)
+    billing_pages.attach(app, billing)
     aiohttp_jinja2.setup(
         app,
         loader=jinja2.PackageLoader("webui", "templates"),
@@ -60,6 +64,7 @@ def make_review_app(db: Database, settings: Settings) -> web.Application:
     )
     app.add_routes(security.routes())
     app.add_routes(key_pages.routes())
+    app.add_routes(billing_pages.routes())
     return app
 
 
