@@ -1,9 +1,11 @@
 """The review pages for people (issue 13), served under ``/review`` beside the API: log-in, the
 Needs Attention queue and one invoice with its page, its fields, their evidence boxes, and Save,
 Approve and Reject; the vendors and the profile each learnt from approvals (issue 26), which an
-admin can freeze or forget.
+admin can freeze or forget; for a tenant's admins, the API key settings and billing (issue 28:
+``webui.keys``, ``webui.billing``). Every answer carries the headers of ``webui.security``.
 
-Server-rendered (aiohttp-jinja2) with a few lines of plain JavaScript, no build step. A sub-app
+Server-rendered (aiohttp-jinja2) with a few lines of plain JavaScript in ``webui/static`` (the CSP
+allows no inline script), no build step. A sub-app
 of its own: its session cookie and CSRF checks never touch ``/api/v1``, which stays API-key only
 (spec section 5). Corrections and decisions go through ``appliance.review``, the functions the CLI
 calls. May import ``appliance`` and ``pipeline``; must not import ``api``.
