@@ -74,7 +74,7 @@ def make_app(
     app[SWAGGER_DICT] = openapi3(app[SWAGGER_DICT])
     app.add_routes(webhooks.routes)  # after the spec is built: Stripe's contract, not the tenant API
     app.add_routes(health.routes)  # probes for operators, not the tenant API either
-    app.add_subapp(REVIEW_PREFIX, make_review_app(db, settings))  # pages for people: session, not key
+    app.add_subapp(REVIEW_PREFIX, make_review_app(db, settings, app[BILLING]))  # pages for people: session, not key
     app.on_cleanup.append(_close_billing)
     return app
 

@@ -6,6 +6,11 @@ the purchase's move to ``applied`` happen in one ``BEGIN IMMEDIATE`` transaction
 only matches a purchase that is not applied yet, so concurrent confirms and webhooks add the
 credits once. Stripe is reached with the real ``stripe`` library (``STRIPE_API_BASE`` points it
 elsewhere, for tests and proxies).
+
+Each tenant may set where Checkout sends its customer after paying or cancelling (the web app's
+billing settings, ``tenant_billing_settings``); spec 4.3 says the API's checkout uses the same
+addresses, so ``Billing.checkout`` reads them for every caller. Without them, ``[stripe]``'s
+``success_url`` and ``cancel_url`` apply.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from appliance import ledger
 from appliance.db import Database, fetchone, utcnow
@@ -31,6 +37,7 @@ log = logging.getLogger(__name__)
 PACKAGE_NAMESPACE = uuid.UUID("6f1c3a52-8c1e-4c55-9d0a-3b7f2e51c0a1")
 SESSION_ID = re.compile(r"^cs_[A-Za-z0-9_]{1,250}$")
 FULFIL_EVENTS = {"checkout.session.completed", "checkout.session.async_payment_succeeded"}
+MAX_URL_LENGTH = 2048  # Stripe takes longer ones; no sensible return address needs them
 
 
 def package_id(name: str) -> str:
@@ -169,6 +176,103 @@ async def seen_event(db: Database, event_id: str) -> bool:
     return await db.fetchone("SELECT 1 FROM stripe_events WHERE id = ?", (event_id,)) is not None
 
 
+def redirect_url(value: str, name: str) -> str | None:
+    """``value`` as a redirect address for Checkout: None when empty (the appliance's default
+    applies), else an absolute ``http(s)://host/...`` of at most MAX_URL_LENGTH characters without
+    spaces, which Stripe fills ``{CHECKOUT_SESSION_ID}`` in. BadRequest naming ``name`` otherwise
+    (``javascript:``, a relative path, a typo)."""
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        parts = None
+    if (
+        parts is None
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or len(value) > MAX_URL_LENGTH
+        or any(ch.isspace() or ord(ch) < 32 for ch in value)
+    ):
+        raise BadRequest(
+            f"{name} must be an absolute http:// or https:// address of at most {MAX_URL_LENGTH} characters, "
+            "e.g. https://billing.example.com/paid?session_id={CHECKOUT_SESSION_ID}"
+        )
+    return value
+
+
+async def redirect_settings(db: Database, settings: Settings, tenant_id: str) -> dict[str, Any]:
+    """The tenant's billing settings (spec 4.3): ``{successUrl, cancelUrl}`` as checkout uses
+    them, ``ownSuccessUrl`` and ``ownCancelUrl`` as the tenant set them (None: the appliance's
+    ``[stripe]`` default applies), and ``updatedBy``, ``updatedAt`` (None when never set)."""
+    row = await db.fetchone("SELECT * FROM tenant_billing_settings WHERE tenant_id = ?", (tenant_id,))
+    own_success = row["success_url"] if row else None
+    own_cancel = row["cancel_url"] if row else None
+    return {
+        "successUrl": own_success or settings.stripe.success_url,
+        "cancelUrl": own_cancel or settings.stripe.cancel_url,
+        "ownSuccessUrl": own_success,
+        "ownCancelUrl": own_cancel,
+        "updatedBy": row["updated_by"] if row else None,
+        "updatedAt": row["updated_at"] if row else None,
+    }
+
+
+async def set_redirect_settings(db: Database, tenant_id: str, success_url: str, cancel_url: str, by: str) -> None:
+    """Store the tenant's success and cancel addresses (``redirect_url``: an empty one restores
+    the appliance's default), with who set them and when. BadRequest for an address
+    ``redirect_url`` refuses (nothing is stored then), NotFound for an unknown tenant."""
+    success, cancel = redirect_url(success_url, "The success address"), redirect_url(cancel_url, "The cancel address")
+    async with db.transaction() as conn:
+        if await fetchone(conn, "SELECT 1 FROM tenants WHERE id = ?", (tenant_id,)) is None:
+            raise NotFound(f"tenant {tenant_id} not found")
+        await conn.execute(
+            "INSERT INTO tenant_billing_settings (tenant_id, success_url, cancel_url, updated_by, updated_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT(tenant_id) DO UPDATE SET success_url = excluded.success_url, "
+            "cancel_url = excluded.cancel_url, updated_by = excluded.updated_by, updated_at = excluded.updated_at",
+            (tenant_id, success, cancel, by, utcnow()),
+        )
+
+
+async def list_purchases(db: Database, tenant_id: str, limit: int = 20) -> list[dict[str, Any]]:
+    """The tenant's latest checkouts, newest first: ``{id, sessionId, package, credits,
+    priceCents, currency, status, appliedBy, createdAt, appliedAt}``; ``status`` is ``open``
+    (not paid, or paid and not yet confirmed) or ``applied``; ``appliedBy`` ``confirm`` or
+    ``webhook``; prices in the smallest currency unit (cents)."""
+    rows = await db.fetchall(
+        "SELECT p.*, k.name AS package FROM purchases p LEFT JOIN packages k ON k.id = p.package_id "
+        "WHERE p.tenant_id = ? ORDER BY p.created_at DESC, p.rowid DESC LIMIT ?",
+        (tenant_id, limit),
+    )
+    return [
+        {
+            "id": r["id"],
+            "sessionId": r["session_id"],
+            "package": r["package"],
+            "credits": r["credits"],
+            "priceCents": r["price_cents"],
+            "currency": r["currency"],
+            "status": r["status"],
+            "appliedBy": r["applied_by"],
+            "createdAt": r["created_at"],
+            "appliedAt": r["applied_at"],
+        }
+        for r in rows
+    ]
+
+
+async def purchase_session(db: Database, tenant_id: str, purchase_id: str) -> str:
+    """The Checkout Session id of the tenant's purchase ``purchase_id``, to confirm it; NotFound
+    for an unknown id or another tenant's purchase."""
+    row = await db.fetchone(
+        "SELECT session_id FROM purchases WHERE id = ? AND tenant_id = ?", (str(purchase_id), tenant_id)
+    )
+    if row is None:
+        raise NotFound("Purchase not found")
+    return row["session_id"]
+
+
 class Billing:
     """Stripe Checkout for one appliance. The client is made on first use and closed by ``close``."""
 
@@ -207,6 +311,8 @@ class Billing:
 
     async def checkout(self, tenant_id: str, raw_package_id: str) -> dict[str, str]:
         """Create a Checkout Session for a package (spec 4.3); returns ``{url, sessionId}``.
+        Stripe sends the customer back to the tenant's billing settings' addresses
+        (``redirect_settings``), for the API and the web app alike.
 
         BadRequest for a malformed or inactive package id, NotFound for an unknown one,
         PaymentNotConfigured / PaymentProcessor* for Stripe trouble (nothing is recorded then).
@@ -220,7 +326,7 @@ class Billing:
             raise NotFound("Package not found")
         if not package["active"]:
             raise BadRequest("Package unavailable: it is no longer sold")
-        stripe_settings = self.settings.stripe
+        urls = await redirect_settings(self.db, self.settings, tenant_id)
         params = {
             "mode": "payment",
             "line_items": [
@@ -233,8 +339,8 @@ class Billing:
                     },
                 }
             ],
-            "success_url": stripe_settings.success_url,
-            "cancel_url": stripe_settings.cancel_url,
+            "success_url": urls["successUrl"],
+            "cancel_url": urls["cancelUrl"],
             "client_reference_id": tenant_id,
             "metadata": {"tenantId": tenant_id, "packageId": package["id"]},
         }

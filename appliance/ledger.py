@@ -10,6 +10,9 @@ from __future__ import annotations
 from appliance.db import Database, fetchone, utcnow
 from appliance.errors import BadRequest, InsufficientCredits, NotFound
 
+KINDS = {"upload_debit": "debit", "queue_refund": "refund", "purchase": "purchase", "operator_grant": "grant"}
+PAGE_SIZE = 50
+
 
 async def post(
     conn, tenant_id: str, delta: int, reason: str, *, invoice_id: str | None = None, note: str | None = None
@@ -54,3 +57,32 @@ async def ledger_sum(db: Database, tenant_id: str) -> int:
     """Sum of the tenant's ledger rows (equals the balance; tests check the invariant)."""
     row = await db.fetchone("SELECT COALESCE(SUM(delta), 0) AS s FROM ledger WHERE tenant_id = ?", (tenant_id,))
     return row["s"]
+
+
+async def history(
+    db: Database, tenant_id: str, before: int | None = None, limit: int = PAGE_SIZE
+) -> tuple[list[dict], int | None]:
+    """One page of the tenant's ledger, newest first: up to ``limit`` rows older than the row id
+    ``before`` (None: from the newest), each ``{id, delta, kind, reason, invoiceId, note,
+    createdAt}`` with ``delta`` in credits (negative for a debit) and ``kind`` from KINDS (debit,
+    refund, purchase, grant; the reason itself for one it does not know). Returns the rows and
+    the ``before`` of the next (older) page, None on the last page. Pages by row id, so rows
+    written meanwhile neither repeat nor skip a row."""
+    rows = await db.fetchall(
+        "SELECT id, delta, reason, invoice_id, note, created_at FROM ledger "
+        "WHERE tenant_id = ? AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?",
+        (tenant_id, before, before, limit + 1),
+    )
+    page = [
+        {
+            "id": r["id"],
+            "delta": r["delta"],
+            "kind": KINDS.get(r["reason"], r["reason"]),
+            "reason": r["reason"],
+            "invoiceId": r["invoice_id"],
+            "note": r["note"],
+            "createdAt": r["created_at"],
+        }
+        for r in rows[:limit]
+    ]
+    return page, (page[-1]["id"] if len(rows) > limit else None)

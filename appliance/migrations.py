@@ -303,6 +303,47 @@ def retention(db: Database) -> None:
     )
 
 
+@migrations(name="0011_key_audit")
+def key_audit(db: Database) -> None:
+    # appliance.tenants: who made each API key, when it was last used (to the minute), and an
+    # audit row per create, rotate and revoke, written in the transaction of the change (issue 28:
+    # the API key settings of the web app)
+    db.executescript(
+        """
+        ALTER TABLE api_keys ADD COLUMN created_by TEXT;  -- NULL: made before this step
+        ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;  -- at most LAST_USED_RESOLUTION_SECONDS old
+        CREATE TABLE api_key_events (
+            id INTEGER PRIMARY KEY,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id),
+            action TEXT NOT NULL CHECK (action IN ('created', 'rotated', 'revoked')),
+            key_id TEXT NOT NULL REFERENCES api_keys(id),  -- the key made (created, rotated) or revoked
+            replaced_key_id TEXT REFERENCES api_keys(id),  -- rotated: the key it revoked
+            by TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX api_key_events_tenant ON api_key_events(tenant_id, id);
+        """
+    )
+
+
+@migrations(name="0012_tenant_billing_settings")
+def tenant_billing_settings(db: Database) -> None:
+    # appliance.billing: where Stripe Checkout sends a tenant's customer after paying or
+    # cancelling (spec 4.3: the web app's billing settings, used by the API's checkout too);
+    # NULL keeps the appliance's [stripe] default
+    db.executescript(
+        """
+        CREATE TABLE tenant_billing_settings (
+            tenant_id TEXT PRIMARY KEY REFERENCES tenants(id),
+            success_url TEXT,
+            cancel_url TEXT,
+            updated_by TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 

@@ -13,19 +13,20 @@ from aiohttp import web
 from aiohttp_session import session_middleware
 
 from appliance import invoices, profiles, review, vendors
+from appliance.billing import Billing
 from appliance.correction_values import header_value, line_value
 from appliance.db import Database
 from appliance.errors import ApplianceError, BadRequest, NotFound
 from appliance.settings import Settings
 from appliance.users import LoginFailed, User, log_in
 from pipeline.schema import HEADER_FIELDS, LINE_FIELDS, ProcessingStatus
-from webui import lifecycle, page_images
+from webui import billing as billing_pages
+from webui import keys as key_pages
+from webui import lifecycle, page_images, security
+from webui.access import DB, PREFIX, SETTINGS, USER, admin_only
 from webui.export import export_routes
 from webui.session import check_csrf, csrf_token, current_user, log_in_session, log_out_session, storage
 
-PREFIX = "/review"
-DB = web.AppKey("review_db", Database)
-SETTINGS = web.AppKey("review_settings", Settings)
 QUEUE_LIMIT = 200
 DECISIONS = {"approve": "approved", "reject": "rejected"}
 PROFILE_ACTIONS = (
@@ -35,10 +36,13 @@ PROFILE_ACTIONS = (
 STATUS_FILTERS = ("attention", "all", *(s.value for s in ProcessingStatus))
 
 
-def make_review_app(db: Database, settings: Settings) -> web.Application:
-    """The sub-app to mount at ``PREFIX`` (``app.add_subapp``); its key is ``<data_dir>/session.key``."""
+def make_review_app(db: Database, settings: Settings, billing: Billing | None = None) -> web.Application:
+    """The sub-app to mount at ``PREFIX`` (``app.add_subapp``); its key is ``<data_dir>/session.key``.
+    ``billing`` is the API's (one Stripe client); None: one of its own, closed with the app."""
     app = web.Application(middlewares=[session_middleware(storage(settings.data_dir / "session.key")), html_errors])
     app[DB], app[SETTINGS] = db, settings
+    app.on_response_prepare.append(security.headers)
+    billing_pages.attach(app, billing)
     aiohttp_jinja2.setup(
         app,
         loader=jinja2.PackageLoader("webui", "templates"),
@@ -59,8 +63,11 @@ def make_review_app(db: Database, settings: Settings) -> web.Application:
             web.post("/vendors/{id}", vendor_change),
         ]
     )
-    app.add_routes(lifecycle.routes())  # reprocess, delete, next, static files (issue 28)
+    app.add_routes(security.routes())  # /static: the pages' scripts and stylesheets
+    app.add_routes(lifecycle.routes())  # reprocess, delete, next (issue 28)
     app.add_routes(export_routes())
+    app.add_routes(key_pages.routes())
+    app.add_routes(billing_pages.routes())
     return app
 
 
@@ -263,7 +270,7 @@ async def page_file(request: web.Request) -> web.Response:
         content, media_type = await asyncio.to_thread(page_images.page_image, stored[0], stored[1], number)
     except (ValueError, IndexError):
         raise NotFound("No such page") from None
-    return web.Response(body=content, content_type=media_type, headers={"Cache-Control": "private, max-age=300"})
+    return web.Response(body=content, content_type=media_type)  # Cache-Control: no-store (webui.security)
 
 
 async def vendors_page(request: web.Request) -> web.Response:
@@ -308,15 +315,14 @@ async def vendor_page(request: web.Request, errors: list[str] | None = None, sta
     return aiohttp_jinja2.render_template("vendor.html", request, context, status=status)
 
 
+@admin_only
 async def vendor_change(request: web.Request) -> web.Response:
     """An admin's change to the vendor's learned profile (``PROFILE_ACTIONS``; an edit as
     ``appliance.profiles.edit``), written to its history with the admin's e-mail; 403 for a
     reviewer, 400 (the page with the reason) for an edit the profile cannot take."""
-    user = await _user(request)
+    user = request[USER]
     form = await request.post()
     await check_csrf(request, form)
-    if user.role != "admin":
-        raise web.HTTPForbidden(text="Only an administrator can change what a vendor profile learnt.")
     vendor = await _tenant_vendor(request, user)
     db, action = request.app[DB], str(form.get("action", ""))
     try:

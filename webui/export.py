@@ -18,6 +18,7 @@ from appliance.errors import NotExportable
 from appliance.export import accounting_csv
 from appliance.export.einvoice import FORMATS, export_einvoice
 from appliance.users import User
+from webui.access import admin_only
 
 FORMAT_NAMES = {"cii": "CII XML", "ubl": "UBL XML", "facturx": "Factur-X PDF"}
 
@@ -46,6 +47,7 @@ async def _admin(request: web.Request) -> User:
     return user
 
 
+@admin_only
 async def export_page(request: web.Request) -> web.Response:
     """The period form (approval days ``from`` to ``to``) and how many approved invoices it holds."""
     user = await _admin(request)
@@ -56,11 +58,13 @@ async def export_page(request: web.Request) -> web.Response:
     return aiohttp_jinja2.render_template("export.html", request, context)
 
 
+@admin_only
 async def invoices_csv(request: web.Request) -> web.Response:
     """The period's invoices, one row per invoice (``invoices.csv``)."""
     return await _csv(request, "invoices")
 
 
+@admin_only
 async def lines_csv(request: web.Request) -> web.Response:
     """The period's line items, one row per line (``lines.csv``)."""
     return await _csv(request, "lines")
@@ -80,6 +84,7 @@ async def _csv(request: web.Request, which: str) -> web.Response:
     )
 
 
+@admin_only
 async def einvoice_download(request: web.Request) -> web.Response:
     """The e-invoice of an approved invoice in the route's format, as a download; the page of
     the missing business terms (422) when the invoice lacks what EN 16931 needs."""

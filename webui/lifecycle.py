@@ -12,8 +12,8 @@
 - The invoice page's extra context (``invoice_extras``): the wording and money formatting of
   ``webui.labels``, and the operator-only fields of spec 2.8 (extractionTier,
   extractionProvider, routingReason), which only admins see.
-- ``/review/static/``: the page's stylesheet and script. No inline script, so that a
-  Content-Security-Policy can forbid it.
+- The page's stylesheet and script are ``webui/static/invoice.css`` and ``invoice.js``, served
+  by ``webui.security`` (no inline script: its Content-Security-Policy forbids it).
 
 Reviewers get 403 for the admin actions, another tenant's invoice is 404 (as in the API), and
 every POST carries the session's CSRF token (403 without it). Errors of the appliance come back
@@ -23,7 +23,6 @@ file to extract again).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import aiohttp_jinja2
@@ -35,10 +34,10 @@ from appliance.errors import ApplianceError, BadRequest, NotFound
 from appliance.queue import admin
 from appliance.users import User
 from webui import app as review
+from webui.access import admin_only
 from webui.labels import TEMPLATE_HELPERS, currency_code
 from webui.session import check_csrf
 
-STATIC = Path(__file__).parent / "static"
 OPERATOR_FIELDS = ("extractionTier", "extractionProvider", "routingReason")
 TIER_CHOICES = (
     ("", "Usual routing"),
@@ -57,7 +56,6 @@ def routes() -> list[web.AbstractRouteDef]:
         web.get("/invoices/{id}/delete", delete_page),
         web.post("/invoices/{id}/delete", delete),
         web.get("/next", next_invoice),
-        web.static("/static", STATIC),
     ]
 
 
@@ -75,6 +73,7 @@ def _require_admin(user: User, action: str) -> None:
         raise web.HTTPForbidden(text=f"Only an administrator can {action}.")
 
 
+@admin_only
 async def reprocess(request: web.Request) -> web.Response:
     """POST ``/invoices/{id}/reprocess`` (form ``tier``: "", 0, 1 or 2): queue the invoice again
     (``appliance.queue.admin.reprocess``), then back to its page, which shows it queued. 403
@@ -101,6 +100,7 @@ def _tier(text: str) -> int | None:
     return int(text)
 
 
+@admin_only
 async def delete_page(request: web.Request) -> web.Response:
     """GET ``/invoices/{id}/delete``: what deleting the invoice removes and keeps, and the button.
     403 for a reviewer, 404 for another tenant's invoice."""
@@ -112,6 +112,7 @@ async def delete_page(request: web.Request) -> web.Response:
     return aiohttp_jinja2.render_template("delete.html", request, context | TEMPLATE_HELPERS)
 
 
+@admin_only
 async def delete(request: web.Request) -> web.Response:
     """POST ``/invoices/{id}/delete``: ``appliance.deletion.delete_invoice`` for the admin's
     tenant, then the queue. 403 (reviewer, no CSRF token), 404 (another tenant's, or deleted

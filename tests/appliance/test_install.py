@@ -89,7 +89,7 @@ def test_real_install_needs_root(tmp_path):
 @pytest.mark.slow
 def test_the_wheel_carries_every_package_and_its_data(tmp_path):
     """scripts/install installs the checkout as a wheel (non-editable): every subpackage, the
-    calibrated tables, the review pages' templates and our adapter must be in it, and nothing of
+    calibrated tables, the review pages' templates and scripts and our adapter must be in it, and nothing of
     tests/."""
     import shutil
     import sys
@@ -119,5 +119,7 @@ def test_the_wheel_carries_every_package_and_its_data(tmp_path):
     assert "pipeline/decision/arbiter_table.json" in names
     templates = {f"webui/templates/{p.name}" for p in (ROOT / "webui" / "templates").glob("*.html")}
     assert templates and templates <= names, templates - names
+    scripts = {f"webui/static/{p.name}" for p in (ROOT / "webui" / "static").glob("*.js")}
+    assert scripts and scripts <= names, scripts - names  # the CSP allows no inline script: pages need these
     assert Path(BUNDLED_ADAPTER).relative_to(ROOT).as_posix() in names
     assert not any(name.startswith("tests/") for name in names)

@@ -54,6 +54,7 @@ def browser():
         f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console: CSP reports (csp_refusals)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.implicitly_wait(5)
     yield driver

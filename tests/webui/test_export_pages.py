@@ -93,7 +93,7 @@ async def test_reviewers_get_403_and_other_tenants_404(harness):
         assert 'id="einvoice"' not in page and f'href="{PREFIX}/export"' not in page
         for path in ("/export", "/export/invoices.csv", "/export/lines.csv", f"/invoices/{body['id']}/export/cii"):
             refused = await reviewer.get(PREFIX + path)
-            assert refused.status == 403 and "Only an administrator can export" in await refused.text()
+            assert refused.status == 403 and "administrators" in await refused.text()
     finally:
         await reviewer.close()
     other_id, _ = await harness.tenant(name="other")
