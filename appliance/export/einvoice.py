@@ -129,5 +129,8 @@ def facturx_pdf(xml: bytes, path: Path, media_type: str) -> bytes:
 async def _stored_file(db: Database, invoice_id: str) -> tuple[Path, str]:
     row = await db.fetchone("SELECT path, media_type FROM files WHERE invoice_id = ?", (invoice_id,))
     if row is None or not Path(row["path"]).is_file():
-        raise NotFound(f"Invoice {invoice_id} has no stored file to make the Factur-X PDF's visible part from")
+        raise NotFound(
+            f"Invoice {invoice_id} has no stored file to make the Factur-X PDF's visible part from "
+            "(retention.days may have removed it): export it as CII or UBL instead"
+        )
     return Path(row["path"]), row["media_type"]

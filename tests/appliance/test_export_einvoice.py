@@ -5,6 +5,8 @@ or lacking what EN 16931 needs; and ``appliance export einvoice`` with its exit 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from appliance import review
@@ -75,6 +77,17 @@ async def test_unknown_other_tenants_and_bad_format_are_refused(harness):
             await export_einvoice(harness.db, invoice_id, "cii", tenant)
     with pytest.raises(BadRequest, match="unknown e-invoice format 'pdf'"):
         await export_einvoice(harness.db, body["id"], "pdf", tenant_id)
+
+
+async def test_a_factur_x_without_its_stored_file_is_refused_and_the_xml_still_goes_out(harness):
+    # retention.days removes the upload of an old approved invoice: its data stays exportable
+    # as XML, but the PDF/A-3's visible pages are made from that file
+    tenant_id, _, body = await approved_einvoice(harness)
+    row = await harness.db.fetchone("SELECT path FROM files WHERE invoice_id = ?", (body["id"],))
+    Path(row["path"]).unlink()
+    with pytest.raises(NotFound, match="retention.days may have removed it.*CII or UBL"):
+        await export_einvoice(harness.db, body["id"], "facturx", tenant_id)
+    assert read_einvoice((await export_einvoice(harness.db, body["id"], "cii", tenant_id)).content) is not None
 
 
 async def test_a_receipt_lacking_what_en16931_needs_is_refused_with_the_terms(harness):
