@@ -103,8 +103,9 @@ class Work:
 
     ``media_type`` (sniff), ``xml_note`` (why embedded XML was not used, for ``routingReason``),
     ``doc`` (the text of every page), ``template`` with ``vendor_id`` and ``template_note`` (tier
-    1), ``profile`` and ``profile_proposals`` (the learned vendor profile the page matched and
-    what it proposes), ``rules`` (tier 2's layout rules), ``answer`` (the model's), ``decisions`` (per header
+    1; ``template_misses``: why each template tried gave nothing), ``profile`` and
+    ``profile_proposals`` (the learned vendor profile the page matched and what it proposes),
+    ``rules`` (tier 2's layout rules), ``answer`` (the model's), ``decisions`` (per header
     field), ``lines_from`` (index of the chosen line-item candidate: 0 template, 1 rules, 2
     model, -1 none), ``candidates`` and ``scores`` (the key fields' candidates and the learned
     scorer's choice among them; ``scored_with_model``: whether the model's answer was in),
@@ -119,6 +120,7 @@ class Work:
     template: TemplateResult | None = None
     vendor_id: str | None = None
     template_note: str = "no vendor template"
+    template_misses: list[str] = field(default_factory=list)
     profile: Match | None = None
     profile_proposals: dict[str, Proposal] = field(default_factory=dict)
     rules: RulesResult | None = None
@@ -260,9 +262,11 @@ def template_step(work: Work, kit: Kit) -> None:
     for vendor_id, yaml_text in sorted(ctx.templates, key=lambda t: t[0] != ctx.vendor_id):
         forced = vendor_id == ctx.vendor_id
         try:
-            found = apply_template(load_template(yaml_text, f"vendor-{vendor_id}"), work.doc, forced=forced, text=text)
+            template = load_template(yaml_text, f"vendor-{vendor_id}")
+            found = apply_template(template, work.doc, forced=forced, text=text, why=work.template_misses)
         except TemplateError as exc:
             log.warning("vendor %s: %s", vendor_id, exc)
+            work.template_misses.append(str(exc))
             continue
         if found is not None:
             work.template, work.vendor_id = found, vendor_id
