@@ -207,6 +207,7 @@ def einvoice_result(found: EInvoice, doc: DocumentText) -> ExtractionResult:
         routing_reason=f"embedded e-invoice XML {found.xml_name or ''} ({found.syntax}{profile})",
         field_sources={name: Source.EINVOICE for name in HEADER_FIELDS if data_out.get(name) is not None},
         evidence=build_evidence(data_out, doc=doc, default_source=Source.EINVOICE, errors=errors),
+        layout_text=layout_text(doc),
     )
 
 
@@ -615,7 +616,8 @@ STEPS: tuple[Step, ...] = (
 
 def run_steps(steps: Sequence[Step], work: Work, kit: Kit) -> Work:
     """Walk ``steps`` over ``work`` until one sets ``work.result`` or raises ``Stop``; returns
-    ``work`` (its ``result`` None only when the list ends before a result step). Raises
+    ``work`` (its ``result`` None only when the list ends before a result step, else with the
+    text read as its ``layout_text``, a failed result's too). Raises
     ``TemporaryError`` (OcrBusy included) for the queue to retry, and any crash of a step that
     is not ``optional``."""
     for step in steps:
@@ -649,6 +651,8 @@ def run_steps(steps: Sequence[Step], work: Work, kit: Kit) -> Work:
                 work.timings[step.timing] = round(work.timings.get(step.timing, 0.0) + time.perf_counter() - started, 3)
     if work.result is not None:
         work.result.timings = work.timings
+        if work.result.layout_text is None and work.doc is not None:  # whatever the outcome
+            work.result.layout_text = layout_text(work.doc)
     return work
 
 
@@ -662,3 +666,16 @@ def select(*, skip: Collection[str] = (), until: str | None = None) -> tuple[Ste
             raise KeyError(f"no step {name!r}; the steps: {', '.join(names)}")
     end = names.index(until) + 1 if until else len(names)
     return tuple(step for step in STEPS[:end] if step.name not in skip)
+
+
+# Tier 1's hand-written templates alone, on a text read before (``template_trial``)
+TEMPLATE_TRIAL = select(skip={"sniff", "einvoice", "tier 0 forced", "read text"}, until="template")
+
+
+def template_trial(doc: DocumentText, vendor_id: str, yaml_text: str) -> Work:
+    """The template step (``TEMPLATE_TRIAL``) on ``doc``, a text read before, with one vendor's
+    template forced as for an upload that names the vendor: ``work.template`` is what it reads
+    (None: nothing, and ``work.template_misses`` says why). Nothing is read again and no model
+    runs: the template step uses no kit."""
+    ctx = JobContext("template trial", "", vendor_id=vendor_id, templates=((vendor_id, yaml_text),))
+    return run_steps(TEMPLATE_TRIAL, Work(ctx, doc=doc), None)  # type: ignore[arg-type]
