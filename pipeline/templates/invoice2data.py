@@ -93,7 +93,7 @@ def load_template(yaml_text: str, name: str = "template"):
     try:
         raw = yaml.safe_load(yaml_text)
     except yaml.YAMLError as exc:
-        raise TemplateError(f"template {name}: not valid YAML ({exc})") from exc
+        raise TemplateError(f"template {name}: not valid YAML{_yaml_problem(exc, yaml_text)}") from exc
     if not isinstance(raw, dict) or "fields" not in raw:
         raise TemplateError(f"template {name}: an invoice2data template needs 'keywords' and 'fields'")
     raw.setdefault("template_name", raw.get("issuer") or name)
@@ -107,6 +107,19 @@ def load_template(yaml_text: str, name: str = "template"):
         raise TemplateError(f"template {name}: {exc}") from exc
 
 
+def _yaml_problem(exc: Exception, yaml_text: str) -> str:
+    """Where and what YAML's parser found wrong, for people: `` at line 6, column 7: mapping
+    values are not allowed here (in "bad: [")``; the parser's own words when it names no place."""
+    mark, problem = getattr(exc, "problem_mark", None), getattr(exc, "problem", None)
+    if mark is None or not problem:
+        return f" ({exc})"
+    lines = yaml_text.splitlines()
+    shown = lines[mark.line].rstrip() if mark.line < len(lines) and lines[mark.line].strip() else ""
+    return f" at line {mark.line + 1}, column {mark.column + 1}: {problem}" + (
+        f' (in "{shown.strip()}")' if shown else ""
+    )
+
+
 def _check_regexes(prepared: dict[str, Any], yaml_text: str, name: str) -> None:
     """Every regex of the template compiles, else TemplateError naming where (the YAML line when
     the pattern is written there as it is). invoice2data compiles a regex only when it runs it,
@@ -117,7 +130,7 @@ def _check_regexes(prepared: dict[str, Any], yaml_text: str, name: str) -> None:
         except re.error as exc:
             line = next((n for n, text in enumerate(yaml_text.splitlines(), 1) if pattern in text), None)
             at = f"line {line}, {where}" if line else where
-            raise TemplateError(f"template {name}: {at}: the regex {pattern!r} does not compile ({exc})") from exc
+            raise TemplateError(f'template {name}: {at}: the regex "{pattern}" does not compile ({exc})') from exc
 
 
 def _regexes(prepared: dict[str, Any]) -> Iterator[tuple[str, str]]:

@@ -37,7 +37,8 @@ def test_a_regex_that_does_not_compile_is_refused_at_load_naming_its_line():
     with pytest.raises(TemplateError) as refused:
         load_template(broken, "acme")
     message = str(refused.value)
-    assert "line 7, fields.amount" in message and "does not compile" in message and "missing )" in message
+    assert r'line 7, fields.amount: the regex "Total EUR\s+(\d+\.\d\d" does not compile' in message
+    assert "missing )" in message
     lines = ACME_TEMPLATE + "lines:\n  start: Description\n  end: Subtotal\n  line: (?P<name>[A-Z]\n"
     with pytest.raises(TemplateError, match="lines.line"):
         load_template(lines, "acme")
@@ -52,3 +53,11 @@ def test_why_a_template_gave_nothing():
     assert apply_template(no_date, doc, forced=True, why=why) is None
     assert why[0] == "template ACME Tools GmbH: its keywords are not all in the text"
     assert "date" in why[1] and "required" in why[1]
+
+
+def test_a_yaml_error_says_where_and_what_for_people():
+    broken = ACME_TEMPLATE.replace("  amount:", "   amount:")  # one space too many
+    with pytest.raises(TemplateError) as refused:
+        load_template(broken, "acme")
+    assert str(refused.value).startswith("template acme: not valid YAML at line 7, column 10: mapping values are not")
+    assert str(refused.value).endswith(r'(in "amount: Total EUR\s+(\d+\.\d\d)")')
