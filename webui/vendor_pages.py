@@ -27,6 +27,7 @@ from aiohttp import web
 from appliance import template_trial, vendors
 from appliance.errors import BadRequest, NotFound
 from appliance.users import User
+from pipeline.schema import LINE_FIELDS
 from webui.access import DB, PREFIX, USER, admin_only, logged_in
 from webui.labels import TEMPLATE_HELPERS
 from webui.session import check_csrf
@@ -121,9 +122,15 @@ async def _page(
         "choices": await vendors.vendor_invoices(db, user.tenant_id, vendor["id"]),
         "invoice_id": invoice_id,
         "trial": trial,
+        "line_columns": _filled_columns(trial.line_items) if trial else [],
         "errors": errors or [],
     }
     return aiohttp_jinja2.render_template("vendor_template.html", request, context, status=status)
+
+
+def _filled_columns(items: list[dict[str, Any]]) -> list[str]:
+    """The line-item fields (spec 2.10, in its order) that at least one of ``items`` has."""
+    return [name for name in LINE_FIELDS if any(item.get(name) is not None for item in items)]
 
 
 async def template_page(request: web.Request) -> web.Response:
