@@ -121,3 +121,29 @@ async def test_identifiers_and_template_are_changed_by_the_tenant_only(harness):
     invoice_id = (await upload_and_wait(harness, headers, text_pdf([*INVOICE_LINES, "VAT ID: DE123456789"])))["id"]
     assert (await vendor_invoices(harness.db, tenant_id, vendor_id))[0]["id"] == invoice_id
     assert await vendor_invoices(harness.db, other_id, vendor_id) == []
+
+
+async def test_the_cli_updates_a_vendor_as_the_web_app_does(harness, tmp_path):
+    import asyncio
+
+    from bench.server import cli
+
+    tenant_id, _ = await harness.tenant()
+    vendor_id = await create_vendor(harness.db, tenant_id, "Acme", tax_id="DE999")
+    template = tmp_path / "acme.yml"
+    config = tmp_path / "config.toml"
+
+    async def appliance(*args):
+        return await asyncio.to_thread(cli, config, "vendor", "update", vendor_id, *args)
+
+    template.write_text(ACME_TEMPLATE.replace(r"(\S+)", r"(\S+"))
+    refused = await appliance("--name", "ACME Tools GmbH", "--template", str(template))
+    assert refused.returncode == 65 and "line 6, fields.invoice_number" in refused.stderr
+    assert (await show_vendor(harness.db, vendor_id))["name"] == "Acme"  # nothing changed
+    template.write_text(ACME_TEMPLATE)
+    done = await appliance("--name", "ACME Tools GmbH", "--template", str(template))
+    assert done.returncode == 0 and "ACME Tools GmbH  tax_id=DE999  template=ACME Tools GmbH" in done.stdout
+    done = await appliance("--tax-id", "", "--no-template")
+    assert done.returncode == 0 and "tax_id=-  template=-" in done.stdout
+    vendor = await show_vendor(harness.db, vendor_id)
+    assert (vendor["name"], vendor["tax_id"], vendor["template"]) == ("ACME Tools GmbH", None, None)
