@@ -4,10 +4,11 @@ which registers ``routes()``. Admins change, reviewers read:
 - **New vendor** (the form under the vendors list): a name, a tax id and an optional template,
   through ``appliance.vendors.create_vendor``, the function ``appliance vendor add`` calls.
 - **Identifiers** (the vendor page): its name and tax id, which extracted invoices are matched
-  by (``appliance.vendors.update_vendor``).
+  by (``appliance.vendors.update_vendor``, as ``appliance vendor update``).
 - **Template** (``/vendors/{id}/template``): the vendor's hand-written invoice2data template in
-  a text area. Save checks it first (``appliance.vendors.set_template``: a template that does
-  not load is refused with where and why, and nothing is saved). **Try on this invoice** runs
+  a text area. Save checks it first (``appliance.vendors.set_template``, as ``appliance vendor
+  update --template``: a template that does not load is refused with where and why, and nothing
+  is saved). **Try on this invoice** runs
   the text as it is in the area on one of the tenant's invoices through the pipeline's own
   template step, on the text the pipeline read from it (``appliance.template_trial``: no OCR,
   no model), and shows what it reads; nothing is saved. Reviewers see the template, read-only.
