@@ -42,7 +42,7 @@ from appliance.tenants import parse_uuid
 from appliance.uploads import remove_stored
 
 # The tables whose rows belong to one invoice, by its id, children first (foreign keys are on).
-INVOICE_TABLES = ("corrections", "idempotency_keys", "jobs", "files")
+INVOICE_TABLES = ("corrections", "idempotency_keys", "jobs", "files", "invoice_texts")
 LEDGER_REASON = "invoice_deleted"
 
 

@@ -360,8 +360,30 @@ async def record_result(db: Database, job_id: str, invoice_id: str, result: Extr
                 invoice_id,
             ),
         )
+        await _keep_text(conn, invoice_id, result.layout_text)
         await jobs.finish(conn, job_id, result.processing_error)
     db.changes.notify(invoice_id)  # long polls (?wait=) answer now
+
+
+async def _keep_text(conn, invoice_id: str, layout: str | None) -> None:
+    """Keep the text the pipeline read (``ExtractionResult.layout_text``) beside the invoice, in
+    place of the last one; none read (a failed run) removes it."""
+    if layout is None:
+        await conn.execute("DELETE FROM invoice_texts WHERE invoice_id = ?", (invoice_id,))
+        return
+    await conn.execute(
+        "INSERT INTO invoice_texts (invoice_id, layout, updated_at) VALUES (?, ?, ?) "
+        "ON CONFLICT(invoice_id) DO UPDATE SET layout = excluded.layout, updated_at = excluded.updated_at",
+        (invoice_id, layout, utcnow()),
+    )
+
+
+async def kept_text(db: Database, invoice_id: str) -> str | None:
+    """The text the pipeline read from the invoice as tier 1's templates read it, as its last
+    extraction kept it (``record_result``); None when none is kept (extracted before the
+    appliance kept texts, or its last run failed)."""
+    row = await db.fetchone("SELECT layout FROM invoice_texts WHERE invoice_id = ?", (invoice_id,))
+    return row["layout"] if row else None
 
 
 @dataclass

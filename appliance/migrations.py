@@ -344,6 +344,22 @@ def tenant_billing_settings(db: Database) -> None:
     )
 
 
+@migrations(name="0013_invoice_texts")
+def invoice_texts(db: Database) -> None:
+    # appliance.invoices.record_result: an invoice's text as tier 1's templates read it (the
+    # pipeline's ExtractionResult.layout_text), so that the vendor page can try a template on it
+    # without reading the file again (issue 28). A table of its own: polls read invoices' rows.
+    db.executescript(
+        """
+        CREATE TABLE invoice_texts (
+            invoice_id TEXT PRIMARY KEY REFERENCES invoices(id),
+            layout TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        """
+    )
+
+
 def migrate(path) -> list[str]:
     """Create or migrate the database at ``path``; returns the names of the steps applied now.
 

@@ -107,8 +107,9 @@ class StripeSettings(Section):
     secret_key: str = ""
     webhook_secret: str = ""
     api_base: str = ""
-    success_url: str = "http://127.0.0.1:8080/billing/success?session_id={CHECKOUT_SESSION_ID}"
-    cancel_url: str = "http://127.0.0.1:8080/billing/cancel"
+    # absolute (Stripe takes no relative address): the web app's return and billing pages
+    success_url: str = "http://127.0.0.1:8080/review/billing/return?session_id={CHECKOUT_SESSION_ID}"
+    cancel_url: str = "http://127.0.0.1:8080/review/billing"
     max_network_retries: int = Field(2, ge=0)
     timeout_seconds: float = Field(30.0, gt=0)
 

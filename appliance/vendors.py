@@ -91,6 +91,59 @@ async def show_vendor(db: Database, vendor_id: str) -> dict[str, Any]:
     return dict(row)
 
 
+async def tenant_vendor(db: Database, tenant_id: str, vendor_id: str) -> dict[str, Any]:
+    """The tenant's vendor ``vendor_id`` with its template text (``show_vendor``); NotFound for
+    an unknown id and for another tenant's vendor alike (as the API answers)."""
+    vendor = await show_vendor(db, vendor_id)
+    if vendor["tenant_id"] != (parse_uuid(tenant_id) or tenant_id):
+        raise NotFound(f"vendor {vendor_id} not found")
+    return vendor
+
+
+async def update_vendor(db: Database, tenant_id: str, vendor_id: str, name: str, tax_id: str | None) -> None:
+    """Set the identifiers of the tenant's vendor: its name and tax id (empty: none), which
+    ``match_or_create`` matches extracted invoices by. BadRequest for an empty name, NotFound as
+    ``tenant_vendor``."""
+    name, tax_id = name.strip(), (tax_id or "").strip() or None
+    if not name:
+        raise BadRequest("vendor name must not be empty")
+    vendor = await tenant_vendor(db, tenant_id, vendor_id)
+    async with db.transaction() as conn:
+        await conn.execute("UPDATE vendors SET name = ?, tax_id = ? WHERE id = ?", (name, tax_id, vendor["id"]))
+
+
+async def set_template(db: Database, tenant_id: str, vendor_id: str, template: str | None) -> str | None:
+    """Replace the invoice2data template of the tenant's vendor with ``template`` (YAML text;
+    empty: the vendor has none) after ``validate_template``; returns the template's name. A
+    template that does not load is refused (BadRequest, saying where) and nothing changes;
+    NotFound as ``tenant_vendor``. Later extractions of the tenant try it (tier 1)."""
+    text = (template or "").replace("\r\n", "\n")  # a browser's textarea sends CRLF
+    vendor = await tenant_vendor(db, tenant_id, vendor_id)
+    text = text if text.strip() else ""
+    template_name = validate_template(text, vendor["name"]) if text else None
+    async with db.transaction() as conn:
+        await conn.execute(
+            "UPDATE vendors SET template = ?, template_name = ? WHERE id = ?",
+            (text or None, template_name, vendor["id"]),
+        )
+    return template_name
+
+
+async def vendor_invoices(db: Database, tenant_id: str, vendor_id: str, limit: int = 20) -> list[dict[str, Any]]:
+    """Invoices of the tenant to try the vendor's template on: the vendor's own first, then the
+    tenant's others, newest first, at most ``limit``: id, invoice number, vendor name, status,
+    created."""
+    rows = await db.fetchall(
+        "SELECT i.id, i.invoice_number, i.processing_status, i.created_at, i.vendor_id = ? AS own, "
+        "COALESCE(v.name, json_extract(i.data_json, '$.vendor_name')) AS vendor "
+        "FROM invoices i LEFT JOIN vendors v ON v.id = i.vendor_id WHERE i.tenant_id = ? "
+        "AND (i.data_json IS NOT NULL OR i.id IN (SELECT invoice_id FROM invoice_texts)) "
+        "ORDER BY own DESC, i.created_at DESC LIMIT ?",
+        (vendor_id, parse_uuid(tenant_id) or tenant_id, limit),
+    )
+    return [dict(row) for row in rows]
+
+
 async def templates_of(db: Database, tenant_id: str) -> tuple[tuple[str, str], ...]:
     """``(vendor_id, template yaml)`` of every vendor of the tenant that has a template."""
     rows = await db.fetchall(

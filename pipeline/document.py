@@ -57,6 +57,17 @@ class DocumentText:
     ocr_engine: str | None = None
     skipped_pages: int = 0
 
+    @classmethod
+    def of_text(cls, text: str, source: str = "text_layer") -> DocumentText:
+        """A document of ``text`` read before (pages apart by form feeds, lines by newlines), with
+        no boxes: its ``pipeline.templates.invoice2data.layout_text`` is ``text`` as it is, so a
+        template runs on a kept rendering exactly as it ran on the document."""
+        pages = [
+            Page(number, 0.0, 0.0, tuple(Line(line, (0.0, 0.0, 0.0, 0.0)) for line in page.split("\n")), source)
+            for number, page in enumerate(text.split("\f"), start=1)
+        ]
+        return cls(pages)
+
     @property
     def text(self) -> str:
         """The whole text, pages separated by a form feed."""

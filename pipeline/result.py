@@ -20,7 +20,10 @@ class ExtractionResult:
     each filled header field came from (``einvoice``, ``template``, ``rules``, ``llm``) and
     ``evidence`` holds ``{page, bbox, text, confidence, source}`` per filled field;
     ``key_confidence`` is the learned scorer's probability that every key field is right (None
-    where it did not decide: tier 0, a failed document, the scorer off)."""
+    where it did not decide: tier 0, a failed document, the scorer off); ``layout_text`` is the
+    document's text as tier 1's templates read it (``pipeline.templates.invoice2data.layout_text``,
+    None when nothing was read), kept with the invoice so that a vendor template can be tried on
+    it later without reading the file again (``pipeline.steps.template_trial``)."""
 
     data: dict[str, Any] | None
     processing_status: ProcessingStatus
@@ -35,6 +38,7 @@ class ExtractionResult:
     field_sources: dict[str, Source] = field(default_factory=dict)
     evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
     key_confidence: float | None = None
+    layout_text: str | None = None
 
     @classmethod
     def failed(

@@ -103,8 +103,9 @@ class Work:
 
     ``media_type`` (sniff), ``xml_note`` (why embedded XML was not used, for ``routingReason``),
     ``doc`` (the text of every page), ``template`` with ``vendor_id`` and ``template_note`` (tier
-    1), ``profile`` and ``profile_proposals`` (the learned vendor profile the page matched and
-    what it proposes), ``rules`` (tier 2's layout rules), ``answer`` (the model's), ``decisions`` (per header
+    1; ``template_misses``: why each template tried gave nothing), ``profile`` and
+    ``profile_proposals`` (the learned vendor profile the page matched and what it proposes),
+    ``rules`` (tier 2's layout rules), ``answer`` (the model's), ``decisions`` (per header
     field), ``lines_from`` (index of the chosen line-item candidate: 0 template, 1 rules, 2
     model, -1 none), ``candidates`` and ``scores`` (the key fields' candidates and the learned
     scorer's choice among them; ``scored_with_model``: whether the model's answer was in),
@@ -119,6 +120,7 @@ class Work:
     template: TemplateResult | None = None
     vendor_id: str | None = None
     template_note: str = "no vendor template"
+    template_misses: list[str] = field(default_factory=list)
     profile: Match | None = None
     profile_proposals: dict[str, Proposal] = field(default_factory=dict)
     rules: RulesResult | None = None
@@ -205,6 +207,7 @@ def einvoice_result(found: EInvoice, doc: DocumentText) -> ExtractionResult:
         routing_reason=f"embedded e-invoice XML {found.xml_name or ''} ({found.syntax}{profile})",
         field_sources={name: Source.EINVOICE for name in HEADER_FIELDS if data_out.get(name) is not None},
         evidence=build_evidence(data_out, doc=doc, default_source=Source.EINVOICE, errors=errors),
+        layout_text=layout_text(doc),
     )
 
 
@@ -260,9 +263,11 @@ def template_step(work: Work, kit: Kit) -> None:
     for vendor_id, yaml_text in sorted(ctx.templates, key=lambda t: t[0] != ctx.vendor_id):
         forced = vendor_id == ctx.vendor_id
         try:
-            found = apply_template(load_template(yaml_text, f"vendor-{vendor_id}"), work.doc, forced=forced, text=text)
+            template = load_template(yaml_text, f"vendor-{vendor_id}")
+            found = apply_template(template, work.doc, forced=forced, text=text, why=work.template_misses)
         except TemplateError as exc:
             log.warning("vendor %s: %s", vendor_id, exc)
+            work.template_misses.append(str(exc))
             continue
         if found is not None:
             work.template, work.vendor_id = found, vendor_id
@@ -611,7 +616,8 @@ STEPS: tuple[Step, ...] = (
 
 def run_steps(steps: Sequence[Step], work: Work, kit: Kit) -> Work:
     """Walk ``steps`` over ``work`` until one sets ``work.result`` or raises ``Stop``; returns
-    ``work`` (its ``result`` None only when the list ends before a result step). Raises
+    ``work`` (its ``result`` None only when the list ends before a result step, else with the
+    text read as its ``layout_text``, a failed result's too). Raises
     ``TemporaryError`` (OcrBusy included) for the queue to retry, and any crash of a step that
     is not ``optional``."""
     for step in steps:
@@ -645,6 +651,8 @@ def run_steps(steps: Sequence[Step], work: Work, kit: Kit) -> Work:
                 work.timings[step.timing] = round(work.timings.get(step.timing, 0.0) + time.perf_counter() - started, 3)
     if work.result is not None:
         work.result.timings = work.timings
+        if work.result.layout_text is None and work.doc is not None:  # whatever the outcome
+            work.result.layout_text = layout_text(work.doc)
     return work
 
 
@@ -658,3 +666,16 @@ def select(*, skip: Collection[str] = (), until: str | None = None) -> tuple[Ste
             raise KeyError(f"no step {name!r}; the steps: {', '.join(names)}")
     end = names.index(until) + 1 if until else len(names)
     return tuple(step for step in STEPS[:end] if step.name not in skip)
+
+
+# Tier 1's hand-written templates alone, on a text read before (``template_trial``)
+TEMPLATE_TRIAL = select(skip={"sniff", "einvoice", "tier 0 forced", "read text"}, until="template")
+
+
+def template_trial(doc: DocumentText, vendor_id: str, yaml_text: str) -> Work:
+    """The template step (``TEMPLATE_TRIAL``) on ``doc``, a text read before, with one vendor's
+    template forced as for an upload that names the vendor: ``work.template`` is what it reads
+    (None: nothing, and ``work.template_misses`` says why). Nothing is read again and no model
+    runs: the template step uses no kit."""
+    ctx = JobContext("template trial", "", vendor_id=vendor_id, templates=((vendor_id, yaml_text),))
+    return run_steps(TEMPLATE_TRIAL, Work(ctx, doc=doc), None)  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ from appliance.users import LoginFailed, User, log_in
 from pipeline.schema import HEADER_FIELDS, LINE_FIELDS, ProcessingStatus
 from webui import billing as billing_pages
 from webui import keys as key_pages
-from webui import lifecycle, page_images, security
+from webui import lifecycle, page_images, security, vendor_pages
 from webui.access import DB, PREFIX, SETTINGS, USER, admin_only
 from webui.export import export_routes
 from webui.session import check_csrf, csrf_token, current_user, log_in_session, log_out_session, storage
@@ -68,6 +68,7 @@ def make_review_app(db: Database, settings: Settings, billing: Billing | None = 
     app.add_routes(export_routes())
     app.add_routes(key_pages.routes())
     app.add_routes(billing_pages.routes())
+    app.add_routes(vendor_pages.routes())  # new vendor, identifiers, template editor and its trial
     return app
 
 

@@ -141,6 +141,52 @@ def vendor_add(settings: Settings, tenant_id: str, name: str, tax_id: str | None
     click.echo(with_db(settings, lambda db: create_vendor(db, tenant_id, name, tax_id, template)))
 
 
+@vendor.command("update")
+@click.argument("vendor_id")
+@click.option("--name", default=None, help="the vendor's name")
+@click.option("--tax-id", default=None, help="VAT or tax id ('' removes it)")
+@click.option(
+    "--template",
+    "template_path",
+    type=click.Path(path_type=Path, exists=True, dir_okay=False),
+    default=None,
+    help="an invoice2data YAML template, in place of the vendor's (checked first)",
+)
+@click.option("--no-template", is_flag=True, help="remove the vendor's template")
+@click.pass_obj
+def vendor_update(
+    settings: Settings,
+    vendor_id: str,
+    name: str | None,
+    tax_id: str | None,
+    template_path: Path | None,
+    no_template: bool,
+) -> None:
+    """Change a vendor's name, tax id or template, as its page in the web app does; what is not
+    given stays. A template that does not load is refused (65) with where and why, and nothing
+    changes."""
+    from appliance.vendors import set_template, show_vendor, update_vendor, validate_template
+
+    if template_path and no_template:
+        raise click.UsageError("--template and --no-template exclude each other")
+    template = template_path.read_text() if template_path else ("" if no_template else None)
+
+    async def change(db) -> dict:
+        vendor = await show_vendor(db, vendor_id)
+        if template:  # refused before anything changes
+            validate_template(template, name or vendor["name"])
+        if name is not None or tax_id is not None:
+            new_name = vendor["name"] if name is None else name
+            new_tax_id = vendor["tax_id"] if tax_id is None else tax_id
+            await update_vendor(db, vendor["tenant_id"], vendor["id"], new_name, new_tax_id)
+        if template is not None:
+            await set_template(db, vendor["tenant_id"], vendor["id"], template)
+        return await show_vendor(db, vendor["id"])
+
+    out = with_db(settings, change)
+    click.echo(f"{out['id']}  {out['name']}  tax_id={out['tax_id'] or '-'}  template={out['template_name'] or '-'}")
+
+
 @vendor.command("list")
 @click.argument("tenant_id")
 @click.option("--json", "as_json", is_flag=True)

@@ -15,7 +15,9 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
+import re
 import statistics
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +58,8 @@ LINE_MAP = {
     "line_tax_percent": "tax",
 }
 ADDRESS_PARTS = ("partner_street", "partner_street2", "partner_zip", "partner_city")
+# the keys of a field, ``lines`` or ``tables`` entry whose values invoice2data runs as regexes
+REGEX_KEYS = ("regex", "start", "end", "line", "first_line", "last_line", "skip_line", "body")
 
 
 class TemplateError(ValueError):
@@ -89,17 +93,75 @@ def load_template(yaml_text: str, name: str = "template"):
     try:
         raw = yaml.safe_load(yaml_text)
     except yaml.YAMLError as exc:
-        raise TemplateError(f"template {name}: not valid YAML ({exc})") from exc
+        raise TemplateError(f"template {name}: not valid YAML{_yaml_problem(exc, yaml_text)}") from exc
     if not isinstance(raw, dict) or "fields" not in raw:
         raise TemplateError(f"template {name}: an invoice2data template needs 'keywords' and 'fields'")
     raw.setdefault("template_name", raw.get("issuer") or name)
     prepared = prepare_template(raw)
     if prepared is None:
         raise TemplateError(f"template {name}: missing mandatory 'keywords'")
+    _check_regexes(prepared, yaml_text, name)
     try:
         return InvoiceTemplate(prepared)
-    except (AssertionError, KeyError, TypeError) as exc:
+    except (AssertionError, KeyError, TypeError, ValueError) as exc:  # 1.x: TemplateSyntaxError
         raise TemplateError(f"template {name}: {exc}") from exc
+
+
+def _yaml_problem(exc: Exception, yaml_text: str) -> str:
+    """Where and what YAML's parser found wrong, for people: `` at line 6, column 7: mapping
+    values are not allowed here (in "bad: [")``; the parser's own words when it names no place."""
+    mark, problem = getattr(exc, "problem_mark", None), getattr(exc, "problem", None)
+    if mark is None or not problem:
+        return f" ({exc})"
+    lines = yaml_text.splitlines()
+    shown = lines[mark.line].rstrip() if mark.line < len(lines) and lines[mark.line].strip() else ""
+    return f" at line {mark.line + 1}, column {mark.column + 1}: {problem}" + (
+        f' (in "{shown.strip()}")' if shown else ""
+    )
+
+
+def _check_regexes(prepared: dict[str, Any], yaml_text: str, name: str) -> None:
+    """Every regex of the template compiles, else TemplateError naming where (the YAML line when
+    the pattern is written there as it is). invoice2data compiles a regex only when it runs it,
+    and ``re.error`` is no ValueError: unchecked, a typo would surface on a document."""
+    for where, pattern in _regexes(prepared):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            line = next((n for n, text in enumerate(yaml_text.splitlines(), 1) if pattern in text), None)
+            at = f"line {line}, {where}" if line else where
+            raise TemplateError(f'template {name}: {at}: the regex "{pattern}" does not compile ({exc})') from exc
+
+
+def _regexes(prepared: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """``(where, pattern)`` of every regex of a prepared template: fields (but static ones), the
+    ``lines`` and ``tables`` settings, ``options.replace``."""
+    for field_name, spec in (prepared.get("fields") or {}).items():
+        if isinstance(spec, dict):
+            yield from _entry(f"fields.{field_name}", spec)
+        elif not str(field_name).startswith("static_"):
+            yield from ((f"fields.{field_name}", p) for p in _strings(spec))
+    if isinstance(prepared.get("lines"), dict):
+        yield from _entry("lines", prepared["lines"])
+    tables = prepared.get("tables") or []
+    for index, table in enumerate(tables if isinstance(tables, list) else [tables], start=1):
+        if isinstance(table, dict):
+            yield from _entry(f"tables[{index}]", table)
+    replace = ((prepared.get("options") or {}).get("replace")) or []
+    for pair in replace if isinstance(replace, list) else []:
+        if isinstance(pair, list) and pair and isinstance(pair[0], str):
+            yield "options.replace", pair[0]
+
+
+def _entry(where: str, spec: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    for key in REGEX_KEYS:
+        yield from ((f"{where}.{key}", p) for p in _strings(spec.get(key)))
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 def layout_text(doc: DocumentText) -> str:
@@ -129,18 +191,20 @@ def _layout_page(page: Page) -> str:
 
 
 def apply_template(
-    template, doc: DocumentText, *, forced: bool = False, text: str | None = None
+    template, doc: DocumentText, *, forced: bool = False, text: str | None = None, why: list[str] | None = None
 ) -> TemplateResult | None:
     """Run one loaded template on the document.
 
     Without ``forced`` the template's keywords must match (invoice2data's rule); a forced
     template (the upload named its vendor) runs regardless. ``text`` is ``layout_text(doc)``
     when the caller already has it (one rendering for all of a tenant's templates). Returns None
-    when the template does not match or its required fields are not all found.
+    when the template does not match or its required fields are not all found; then the reason
+    is appended to ``why`` when given.
     """
     text = layout_text(doc) if text is None else text
+    name = template.get("template_name")
     if not forced and not template.matches_input(text):
-        return None
+        return _missed(why, f"template {name}: its keywords are not all in the text")
     try:
         output = template.extract(template.prepare_input(text), "", None)
     except (
@@ -149,12 +213,19 @@ def apply_template(
         TypeError,
         AttributeError,
         IndexError,
+        re.error,  # a regex saved before load_template checked them
     ) as exc:  # RequiredFieldsMissingError is a ValueError
-        log.info("template %s did not apply: %s", template.get("template_name"), exc)
-        return None
+        log.info("template %s did not apply: %s", name, exc)
+        return _missed(why, f"template {name}: {exc}")
     if not output:
-        return None
+        return _missed(why, f"template {name}: nothing extracted")
     return TemplateResult(str(template.get("template_name")), _header(output), _lines(output.get("lines")))
+
+
+def _missed(why: list[str] | None, reason: str) -> None:
+    if why is not None:
+        why.append(reason)
+    return None
 
 
 def _plain(value: Any) -> Any:

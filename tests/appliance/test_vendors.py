@@ -70,9 +70,22 @@ async def test_vendor_id_forces_its_template_first(harness):
 
 async def test_broken_templates_are_refused(harness):
     tenant_id, _ = await harness.tenant()
-    for text in ("fields: [", "just a string", "fields:\n  amount: x\n"):
+    for text in ("fields: [", "just a string", "fields:\n  amount: x\n", ACME_TEMPLATE.replace(r"(\S+)", r"(\S+")):
         with pytest.raises(BadRequest):
             await create_vendor(harness.db, tenant_id, "Broken", template=text)
+
+
+async def test_a_broken_template_stored_before_the_check_is_skipped_never_fatal(harness):
+    """A regex that does not compile (``re.error``, no ValueError) crashed the template step and
+    failed every invoice the template was tried on; now it is skipped like any broken template."""
+    tenant_id, headers = await harness.tenant()
+    vendor_id = await create_vendor(harness.db, tenant_id, "ACME Tools GmbH", template=ACME_TEMPLATE)
+    broken = ACME_TEMPLATE.replace(r"(\S+)", r"(\S+")
+    async with harness.db.transaction() as conn:  # as an older appliance stored it, unchecked
+        await conn.execute("UPDATE vendors SET template = ? WHERE id = ?", (broken, vendor_id))
+    invoice = await upload_and_wait(harness, headers, text_pdf(INVOICE_LINES), fields={"vendorId": vendor_id})
+    row = await operator_view(harness, invoice["id"])
+    assert invoice["processingStatus"] != "failed" and row["extraction_tier"] == 2
 
 
 @needs_datasets

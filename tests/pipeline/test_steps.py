@@ -64,3 +64,33 @@ def test_hybrid_e_invoice_whose_print_disagrees_needs_review():
         JobContext("x", PDF, visual_only=True), hybrid_pdf(printed_total="119.00", xml_total="119.00")
     )
     assert visual.extraction_tier == 2  # visual-only ignores the XML
+
+
+def test_every_result_keeps_the_text_templates_read_and_a_trial_runs_the_template_step_on_it():
+    """``ExtractionResult.layout_text`` is ``layout_text`` of the text read, whatever the outcome
+    (a failed forced tier too); ``DocumentText.of_text`` gives it back unchanged, and
+    ``template_trial`` runs the template step alone on it."""
+    from pipeline.document import DocumentText
+    from pipeline.steps import TEMPLATE_TRIAL, template_trial
+    from pipeline.templates.invoice2data import layout_text
+    from tests.appliance.test_vendors import ACME_TEMPLATE
+    from tests.support.docs import INVOICE_LINES, hybrid_pdf
+
+    pdf = text_pdf(INVOICE_LINES)
+    read = layout_text(pdf_text(pdf, _no_ocr, max_ocr_pages=0))
+    assert "ACME Tools GmbH" in read and "Total EUR 119.00" in read
+    assert Extractor(FAKES).extract(JobContext("x", PDF), pdf).layout_text == read
+    failed = Extractor(FAKES).extract(JobContext("x", PDF, force_tier=1), pdf)
+    assert failed.processing_status == "failed" and failed.layout_text == read
+    assert "Total EUR 119.00" in Extractor(FAKES).extract(JobContext("x", PDF), hybrid_pdf()).layout_text  # tier 0
+    assert layout_text(DocumentText.of_text(read)) == read
+    assert [step.name for step in TEMPLATE_TRIAL] == ["template"]
+    work = template_trial(DocumentText.of_text(read), "v1", ACME_TEMPLATE)
+    assert work.ran == ["template"] and work.template.fields["total_amount"] == 119.0
+    assert work.template_note == "vendorId given on upload"  # forced, as an upload naming the vendor
+    nothing = template_trial(DocumentText.of_text(read), "v1", ACME_TEMPLATE.replace("Invoice Date:", "Datum:"))
+    assert nothing.template is None and "date" in nothing.template_misses[0]
+
+
+def _no_ocr():
+    raise AssertionError("a text-layer PDF needs no OCR")

@@ -196,3 +196,31 @@ async def test_the_ledger_page_by_page(harness):
         assert bad.status == 400 and "before must be a ledger row number" in await bad.text()
     finally:
         await client.close()
+
+
+async def test_the_shipped_checkout_addresses_are_pages_the_app_serves(harness):
+    """``[stripe] success_url`` and ``cancel_url`` by default (the settings' and config.toml's
+    alike) are absolute addresses, as Stripe needs, of the return page, which credits the session
+    named in its query, and of the billing page; before issue 28 they named /billing/success and
+    /billing/cancel, which no route served."""
+    import tomllib
+    from pathlib import Path
+    from urllib.parse import urlsplit
+
+    from appliance.settings import StripeSettings
+
+    shipped = tomllib.loads((Path(__file__).resolve().parents[2] / "config.toml").read_text())["stripe"]
+    defaults = StripeSettings()
+    assert (shipped["success_url"], shipped["cancel_url"]) == (defaults.success_url, defaults.cancel_url)
+    tenant_id, _ = await harness.tenant()
+    client, _ = await logged_in(harness, tenant_id, ADMIN, role="admin")
+    try:
+        for address in (defaults.success_url, defaults.cancel_url):
+            parts = urlsplit(address)
+            assert parts.scheme == "http" and parts.netloc == "127.0.0.1:8080", address
+            query = parts.query.replace("{CHECKOUT_SESSION_ID}", "cs_test_0123456789abcdef")
+            response = await client.get(parts.path + (f"?{query}" if query else ""))
+            # the billing page (the return page's answer, also when it cannot confirm: no Stripe here)
+            assert 'id="balance"' in await response.text(), (address, response.status)
+    finally:
+        await client.close()

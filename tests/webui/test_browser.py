@@ -4,29 +4,26 @@ real ``appliance serve`` with fake models: log in, open the queue, open the invo
 page, correct the total and one line item, approve with Alt+A (which opens the next invoice that
 needs attention: none, so the queue); then the API's ``GET /api/v1/invoices/{id}`` has the
 corrected ``data``. A second test: a reviewer of tenant A gets 404 for tenant B's invoice, and a form
-posted without its CSRF token is refused.
-
-``REVIEW_SCREENSHOTS=DIR`` saves the queue and invoice pages there (docs/ has them)."""
+posted without its CSRF token is refused. The browser and the waits are
+``tests.support.browser``'s; ``tests.support.screenshots`` takes docs/'s pictures of the pages."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from bench.server import ServerProcess, cli
 from tests.conftest import FAKE_MODELS, merged, write_config
+from tests.support import browser as browser_support
+from tests.support.browser import OLD_PAGE_MARK, click_and_wait_for_next_page, wait_for_next_page
 from tests.support.docs import INVOICE_LINES, text_pdf
 
-CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(
-        not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
+        not browser_support.installed(),
         reason="Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver; "
         ".ci/run does)",
     ),
@@ -35,31 +32,8 @@ pytestmark = [
 
 @pytest.fixture
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="chromium-")
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",  # CI runs as root
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",  # the closed network refuses Chromium's own connections
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1400,1000",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console: CSP reports (csp_refusals)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.implicitly_wait(5)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    with browser_support.chromium() as driver:
+        yield driver
 
 
 @pytest.fixture
@@ -85,43 +59,7 @@ def ready_invoice(server: ServerProcess, key: str) -> str:
 
 
 def log_in(browser, server: ServerProcess, email: str, password: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    browser.get(server.url + "/review/login")
-    browser.find_element(By.ID, "email").send_keys(email)
-    browser.find_element(By.ID, "password").send_keys(password)
-    click_and_wait_for_next_page(browser, browser.find_element(By.ID, "login"))
-    browser.find_element(By.ID, "queue")  # the queue page
-
-
-# A global of the page before a submit: the next page's window has none. Element handles of the old
-# page cannot say this reliably: while Chromium swaps documents, a check on one can raise "stale
-# element reference" (CI, stop 22) or "Node with given id does not belong to the document" (an
-# "unknown error", CI, stop 23), depending on the moment.
-OLD_PAGE_MARK = "window.reviewTestOldPage = true;"
-
-
-def wait_for_next_page(browser, seconds: float = 30) -> None:
-    """Wait until the page marked with ``OLD_PAGE_MARK`` has gone and the next one has loaded.
-
-    Any WebDriver error while the documents swap means "not yet"; a page that never comes raises
-    TimeoutException after ``seconds``."""
-    from selenium.common.exceptions import WebDriverException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    WebDriverWait(browser, seconds, ignored_exceptions=(WebDriverException,)).until(
-        lambda b: b.execute_script(
-            "return window.reviewTestOldPage === undefined && document.readyState === 'complete'"
-        ),
-        message="the next page did not load",
-    )
-
-
-def click_and_wait_for_next_page(browser, element) -> None:
-    """Click a submit ``element`` and wait for the page it posts to (see wait_for_next_page)."""
-    browser.execute_script(OLD_PAGE_MARK)
-    element.click()
-    wait_for_next_page(browser)
+    browser_support.log_in(browser, server.url, email, password)
 
 
 def test_review_correct_and_approve_in_the_browser(browser, appliance):
@@ -135,9 +73,6 @@ def test_review_correct_and_approve_in_the_browser(browser, appliance):
     _, key, email, password = tenant_with_reviewer(config, "acme")
     invoice_id = ready_invoice(server, key)
     log_in(browser, server, email, password)
-    shots = os.environ.get("REVIEW_SCREENSHOTS")
-    if shots:
-        browser.save_screenshot(str(Path(shots) / "review-queue.png"))
     click_and_wait_for_next_page(
         browser, browser.find_element(By.CSS_SELECTOR, f'a[href="/review/invoices/{invoice_id}"]')
     )
@@ -147,8 +82,6 @@ def test_review_correct_and_approve_in_the_browser(browser, appliance):
     total.click()  # its evidence box is drawn on the page
     box = wait.until(expected_conditions.visibility_of_element_located((By.CSS_SELECTOR, ".page .box")))
     assert box.size["width"] > 0
-    if shots:
-        browser.save_screenshot(str(Path(shots) / "review-invoice.png"))
     page = browser.find_element(By.CSS_SELECTOR, ".page")
     width = page.size["width"]
     browser.find_element(By.ID, "zoom-in").click()  # zoom on the page image (static/invoice.js)

@@ -25,7 +25,10 @@ from webui.app import make_review_app
 
 PUBLIC = {"/login", "/logout"}  # the log-in form, and log-out (a session of nobody ends at once)
 STATIC = "/static"  # files: the same for everyone
-KNOWN_ADMIN = {("GET", "/keys"), ("POST", "/keys/{id}/rotate"), ("GET", "/billing"), ("POST", "/vendors/{id}")}
+KNOWN_ADMIN = {
+    *(("GET", "/keys"), ("POST", "/keys/{id}/rotate"), ("GET", "/billing"), ("POST", "/vendors/{id}")),
+    *(("POST", "/vendors"), ("POST", "/vendors/{id}/template"), ("POST", "/vendors/{id}/template/preview")),
+}
 
 
 @dataclass
