@@ -131,6 +131,18 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
+async def migrated_db(tmp_path: Path):
+    """An open ``Database`` on a freshly migrated SQLite file in ``tmp_path``, closed after the test."""
+    from appliance.db import Database
+    from appliance.migrations import migrate
+
+    migrate(tmp_path / "appliance.db")
+    db = await Database(tmp_path / "appliance.db").open()
+    yield db
+    await db.close()
+
+
+@pytest.fixture
 async def harness_factory(tmp_path: Path):
     """Start appliances with given settings; everything is stopped at the end of the test."""
     stack: list = []

@@ -9,9 +9,7 @@ import sqlite3
 
 import pytest
 
-from appliance.db import Database
 from appliance.errors import BadRequest, NotFound
-from appliance.migrations import migrate
 from appliance.tenants import (
     OPERATOR,
     authenticate,
@@ -27,11 +25,8 @@ ADMIN = "admin@example.com"
 
 
 @pytest.fixture
-async def db(tmp_path):
-    migrate(tmp_path / "appliance.db")
-    db = await Database(tmp_path / "appliance.db").open()
-    yield db
-    await db.close()
+def db(migrated_db):
+    return migrated_db
 
 
 async def test_the_operators_tenant_key_is_audited_and_listed_masked(db):

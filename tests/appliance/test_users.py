@@ -8,8 +8,6 @@ import time
 
 import pytest
 
-from appliance.db import Database
-from appliance.migrations import migrate
 from appliance.tenants import create_tenant
 from appliance.users import (
     LOCKOUT_FAILURES,
@@ -27,11 +25,8 @@ EMAIL = "clerk@example.com"
 
 
 @pytest.fixture
-async def db(tmp_path):
-    migrate(tmp_path / "appliance.db")
-    db = await Database(tmp_path / "appliance.db").open()
-    yield db
-    await db.close()
+def db(migrated_db):
+    return migrated_db
 
 
 @pytest.fixture
