@@ -17,8 +17,7 @@ from appliance.approved_export import approved_invoices
 from appliance.errors import NotExportable
 from appliance.export import accounting_csv
 from appliance.export.einvoice import FORMATS, export_einvoice
-from appliance.users import User
-from webui.access import admin_only
+from webui.access import DB, USER, admin_only
 
 FORMAT_NAMES = {"cii": "CII XML", "ubl": "UBL XML", "facturx": "Factur-X PDF"}
 
@@ -33,27 +32,13 @@ def export_routes() -> list[web.RouteDef]:
     ]
 
 
-def _review():
-    from webui import app  # webui.app imports this module to register its routes: import it at call time
-
-    return app
-
-
-async def _admin(request: web.Request) -> User:
-    """The logged-in administrator; a redirect to log in, or 403 for a reviewer."""
-    user = await _review()._user(request)
-    if user.role != "admin":
-        raise web.HTTPForbidden(text="Only an administrator can export invoices.")
-    return user
-
-
 @admin_only
 async def export_page(request: web.Request) -> web.Response:
     """The period form (approval days ``from`` to ``to``) and how many approved invoices it holds."""
-    user = await _admin(request)
+    user = request[USER]
     since, until = (request.query.get(key, "").strip() for key in ("from", "to"))
     when = accounting_csv.period(since, until)  # BadRequest: the error page, 400
-    count = len(await approved_invoices(request.app[_review().DB], user.tenant_id, when.since, when.until))
+    count = len(await approved_invoices(request.app[DB], user.tenant_id, when.since, when.until))
     context = {"user": user, "filters": {"from": since, "to": until}, "count": count, "formats": FORMAT_NAMES}
     return aiohttp_jinja2.render_template("export.html", request, context)
 
@@ -71,10 +56,10 @@ async def lines_csv(request: web.Request) -> web.Response:
 
 
 async def _csv(request: web.Request, which: str) -> web.Response:
-    user = await _admin(request)
+    user = request[USER]
     since, until = (request.query.get(key, "") for key in ("from", "to"))
     when = accounting_csv.period(since, until)
-    result = await accounting_csv.export_csv(request.app[_review().DB], user.tenant_id, when)
+    result = await accounting_csv.export_csv(request.app[DB], user.tenant_id, when)
     name = f"{which}-{when.since or 'start'}-to-{when.until or 'now'}.csv"
     return web.Response(
         text=getattr(result, which),
@@ -88,10 +73,10 @@ async def _csv(request: web.Request, which: str) -> web.Response:
 async def einvoice_download(request: web.Request) -> web.Response:
     """The e-invoice of an approved invoice in the route's format, as a download; the page of
     the missing business terms (422) when the invoice lacks what EN 16931 needs."""
-    user = await _admin(request)
+    user = request[USER]
     invoice_id, fmt = request.match_info["id"], request.match_info["format"]
     try:
-        document = await export_einvoice(request.app[_review().DB], invoice_id, fmt, user.tenant_id)
+        document = await export_einvoice(request.app[DB], invoice_id, fmt, user.tenant_id)
     except NotExportable as exc:
         context = {"user": user, "invoice_id": invoice_id, "format": FORMAT_NAMES[fmt], "problems": exc.problems}
         return aiohttp_jinja2.render_template("export_refused.html", request, context, status=exc.status)

@@ -34,7 +34,7 @@ from appliance.errors import ApplianceError, BadRequest, NotFound
 from appliance.queue import admin
 from appliance.users import User
 from webui import app as review
-from webui.access import admin_only
+from webui.access import USER, admin_only
 from webui.labels import TEMPLATE_HELPERS, currency_code
 from webui.session import check_csrf
 
@@ -59,31 +59,18 @@ def routes() -> list[web.AbstractRouteDef]:
     ]
 
 
-async def _admin(request: web.Request, action: str) -> User:
-    """The logged-in admin of a POST with a valid CSRF token (log-in redirect, 403 for a missing
-    token, 403 for a reviewer, in that order)."""
-    user = await review._user(request)
-    await check_csrf(request, await request.post())
-    _require_admin(user, action)
-    return user
-
-
-def _require_admin(user: User, action: str) -> None:
-    if user.role != "admin":
-        raise web.HTTPForbidden(text=f"Only an administrator can {action}.")
-
-
 @admin_only
 async def reprocess(request: web.Request) -> web.Response:
     """POST ``/invoices/{id}/reprocess`` (form ``tier``: "", 0, 1 or 2): queue the invoice again
     (``appliance.queue.admin.reprocess``), then back to its page, which shows it queued. 403
     (reviewer, no CSRF token), 404 (another tenant's), 400 (bad tier, no file), 409 (a worker
     holds its job)."""
-    user = await _admin(request, "reprocess an invoice")
+    user, form = request[USER], await request.post()
+    await check_csrf(request, form)
     db = request.app[review.DB]
     body = await invoices.get_invoice(db, request.match_info["id"], user.tenant_id)  # NotFound: another tenant's
     try:
-        await admin.reprocess(db, body["id"], _tier(str((await request.post()).get("tier", ""))))
+        await admin.reprocess(db, body["id"], _tier(str(form.get("tier", ""))))
     except NotFound:
         raise
     except ApplianceError as exc:
@@ -104,8 +91,7 @@ def _tier(text: str) -> int | None:
 async def delete_page(request: web.Request) -> web.Response:
     """GET ``/invoices/{id}/delete``: what deleting the invoice removes and keeps, and the button.
     403 for a reviewer, 404 for another tenant's invoice."""
-    user = await review._user(request)
-    _require_admin(user, "delete an invoice")
+    user = request[USER]
     body = await invoices.get_invoice(request.app[review.DB], request.match_info["id"], user.tenant_id)
     data = body["data"] or {}
     context = {"user": user, "invoice": body, "data": data, "currency": currency_code(data), "errors": []}
@@ -118,7 +104,8 @@ async def delete(request: web.Request) -> web.Response:
     tenant, then the queue. 403 (reviewer, no CSRF token), 404 (another tenant's, or deleted
     already: a second click changes nothing), 409 (a worker holds its job: the invoice page says
     so)."""
-    user = await _admin(request, "delete an invoice")
+    user = request[USER]
+    await check_csrf(request, await request.post())
     try:
         await deletion.delete_invoice(request.app[review.DB], request.match_info["id"], user.tenant_id, user.email)
     except NotFound:
