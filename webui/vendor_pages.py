@@ -26,6 +26,7 @@ import aiohttp_jinja2
 from aiohttp import web
 
 from appliance import template_trial, vendors
+from appliance.db import Database
 from appliance.errors import BadRequest, NotFound
 from appliance.users import User
 from pipeline.schema import LINE_FIELDS
@@ -141,17 +142,24 @@ async def template_page(request: web.Request) -> web.Response:
     return await _page(request, user, vendor)
 
 
-@admin_only
-async def template_save(request: web.Request) -> web.Response:
-    """Save the template of the form (``appliance.vendors.set_template``; empty: the vendor has
-    none): back to the page (302), or the page with where and why it does not load and the
-    text as typed (400; nothing saved)."""
+async def _template_form(request: web.Request) -> tuple[User, Any, Database, dict, str]:
+    """(user, form, database, the tenant's vendor of the path, the template text typed) of an
+    admin's POST on a vendor's template, its CSRF token checked (403 without; 404 for a vendor
+    that is not the tenant's)."""
     user = request[USER]
     form = await request.post()
     await check_csrf(request, form)
     db = request.app[DB]
     vendor = await vendors.tenant_vendor(db, user.tenant_id, request.match_info["id"])
-    text = str(form.get("template", ""))
+    return user, form, db, vendor, str(form.get("template", ""))
+
+
+@admin_only
+async def template_save(request: web.Request) -> web.Response:
+    """Save the template of the form (``appliance.vendors.set_template``; empty: the vendor has
+    none): back to the page (302), or the page with where and why it does not load and the
+    text as typed (400; nothing saved)."""
+    user, form, db, vendor, text = await _template_form(request)
     try:
         await vendors.set_template(db, user.tenant_id, vendor["id"], text)
     except BadRequest as exc:
@@ -165,12 +173,7 @@ async def template_preview(request: web.Request) -> web.Response:
     (``appliance.template_trial.try_template``): the page with what it reads. The page with the
     reason: 400 for a template that does not load, no invoice chosen or one with no text; 404 for
     an invoice that is not the tenant's."""
-    user = request[USER]
-    form = await request.post()
-    await check_csrf(request, form)
-    db = request.app[DB]
-    vendor = await vendors.tenant_vendor(db, user.tenant_id, request.match_info["id"])
-    text = str(form.get("template", ""))
+    user, form, db, vendor, text = await _template_form(request)
     invoice_id = str(form.get("invoice_id", "")).strip() or str(form.get("invoice", "")).strip()
     try:
         if not invoice_id:
