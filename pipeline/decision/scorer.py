@@ -15,11 +15,14 @@ tenant's vendor profile proposed (``pipeline.profiles``) is calibrated on such v
 training had enough of them (``calibration.json``: ``backed``), and is never less sure than the
 page alone makes it: where the scorer reading the page without the profile's features ranks the
 same value first, the field takes the higher of the two probabilities (``page_alone``). The
-backed calibration is capped (its training held OCR misreadings and a net amount under a total's
-label), so without that floor a profile that agreed with a page the scorer was sure of lowered
-its total to 0.95 (the page alone: above the 0.96 threshold) and held back documents that
-completed without any profile (``bench/results/learning.md``, synthetic vendors). A
-document's probability that
+backed calibration is fitted per reading of the page (``READINGS``): on the training folds every
+value a profile backed on a text layer was right but on an e-invoice whose page prints other sums
+than its XML, while on OCR'd pages a digit misread under the vendor's own label is the profile's
+typical mistake; one map for both held text-layer documents to OCR's error rate. It is capped
+(its training held OCR misreadings and a net amount under a total's label), so without that
+floor of the page alone a profile that agreed with a page the scorer was sure of lowered its total to 0.95 (the
+page alone: above the 0.96 threshold) and held back documents that completed without any
+profile (``bench/results/learning.md``, synthetic vendors). A document's probability that
 all its key fields are right is the product of its fields' probabilities; it completes when that
 reaches the threshold fitted on the folds for the operator's target precision
 (``review.target_precision``); below it, the extraction model is asked only from the *ask floor*
@@ -56,6 +59,7 @@ NEVER = 1.01  # a threshold no probability reaches: nothing completes
 # currency is often implicit).
 REQUIRED_KEYS = ("invoice_date", "vendor_name", "total_amount")
 SHARE, VERIFIER = "share", "verifier"  # the calibration inputs a field may read
+READINGS = ("text_layer", "ocr")  # how a page was read: backed values calibrate per reading
 VERIFIER_HEAD = ("top_raw", "top_share", "margin", "n_ranked")
 LONE_MARGIN = 5.0  # the margin of a lone candidate: far ahead of a runner-up it does not have
 _SOURCES = {"template": Source.TEMPLATE, "rules": Source.RULES, "model": Source.MODEL, "profile": Source.PROFILE}
@@ -96,11 +100,8 @@ class Scorer:
         self.steps = {
             name: (np.array(c["x"], float), np.array(c["y"], float)) for name, c in calibration["fields"].items()
         }
-        self.backed_steps = {  # the steps of candidates the vendor profile proposed, where fitted
-            name: (np.array(c["backed"]["x"], float), np.array(c["backed"]["y"], float))
-            for name, c in calibration["fields"].items()
-            if "backed" in c
-        }
+        # The steps of candidates the vendor profile proposed, per reading, where fitted.
+        self.backed_steps = {name: _backed(c["backed"]) for name, c in calibration["fields"].items() if "backed" in c}
         self.inputs = {name: c.get("input", SHARE) for name, c in calibration["fields"].items()}
         self.thresholds: dict[str, float] = dict(calibration["thresholds"])
         self.ask_floors: dict[str, float] = dict(calibration.get("ask_floors", {}))
@@ -145,12 +146,13 @@ class Scorer:
             return float(self.verifiers[name].predict(np.array([verifier_features(raw, chosen.vector())]))[0])
         return top_share(raw)
 
-    def calibrated(self, name: str, value: float, backed: bool = False) -> float:
+    def calibrated(self, name: str, value: float, backed: str | None = None) -> float:
         """The probability that a top candidate is right, from its calibration input
         (``calibration_input``) through the field's isotonic steps, or, for a candidate the
-        vendor profile proposed (``backed``), the steps fitted on such candidates where the
-        training had enough of them."""
-        xs, ys = self.backed_steps.get(name, self.steps[name]) if backed else self.steps[name]
+        vendor profile proposed (``backed``: the reading of its page, ``reading``), the steps
+        fitted on such candidates of that reading where the training had enough of them."""
+        own = self.backed_steps.get(name, {}).get(backed) if backed else None
+        xs, ys = own if own is not None else self.steps[name]
         return float(np.interp(value, xs, ys)) if len(xs) else 0.0
 
     def score(self, cands: dict[str, list[Candidate]]) -> dict[str, FieldScore]:
@@ -166,7 +168,7 @@ class Scorer:
             source = next(
                 (_SOURCES[s] for s in ("template", "rules", "model", "profile") if s in chosen.sources), Source.RULES
             )
-            backed = "profile" in chosen.sources
+            backed = reading(chosen) if "profile" in chosen.sources else None
             probability = self.calibrated(name, self.calibration_input(name, raw, chosen), backed)
             alone = self.page_alone(name, found, chosen) if backed else None
             out[name] = FieldScore(
@@ -202,7 +204,7 @@ class Scorer:
         probability is too is not worth the model's seconds (``pipeline.steps._model_pays``)."""
         reach = 1.0
         for name, s in scores.items():
-            steps = self.backed_steps.get(name)
+            steps = self.backed_steps.get(name, {}).get(reading(s.chosen))
             capped = s.page_alone is None and "profile" in s.chosen.sources  # the page alone would not lift it
             if name not in template_fields and steps is not None and capped:
                 reach *= float(steps[1].max()) if len(steps[1]) else 0.0
@@ -218,6 +220,18 @@ class Scorer:
         worth its seconds at ``target_precision``: on the training folds no document that low
         completed once the model answered (0.0, always ask, where the training fitted none)."""
         return _nearest_target(self.ask_floors, target_precision, 0.0)
+
+
+def reading(cand: Candidate) -> str:
+    """How the page of ``cand`` was read: ``"ocr"`` (its ``ocr`` feature) or ``"text_layer"``."""
+    return "ocr" if cand.features.get("ocr", 0.0) > 0 else "text_layer"
+
+
+def _backed(fitted: dict[str, Any]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``calibration.json``'s ``backed`` entry of a field -> reading -> (x, y) steps; a scorer
+    trained before the readings were told apart holds one map, used for both."""
+    per = {r: fitted for r in READINGS} if "x" in fitted else fitted
+    return {r: (np.array(c["x"], float), np.array(c["y"], float)) for r, c in per.items()}
 
 
 def _nearest_target(fitted: dict[str, float], target_precision: float, beyond: float) -> float:

@@ -230,18 +230,20 @@ DATE_LANGUAGES = ("en", "de", "fr", "nl", "es", "it", "pt", "ms", "th")
 _DATEPARSER_SPELLING = {"maerz": "märz", "มี.ค.": "มีนาคม"}
 _MONTH_ALT = "|".join(sorted((re.escape(m) for m in set(MONTH_WORDS)), key=len, reverse=True))
 _THAI_ALT = "|".join(sorted((re.escape(m) for m in THAI_MONTH_WORDS), key=len, reverse=True))
+# Numeric years are Gregorian (19xx, 20xx) or Thai Buddhist era (25xx: 2562 is 2019, as Thai
+# receipts print "01/05/2562"), converted by _year.
 # A year may run straight into a time ("18-11-1813:58") on receipts: allow that, not other digits.
 _YEAR_END = r"(?:(?!\d)|(?=\d{1,2}:\d{2})|(?=\d{1,2}\.\d{2}\.\d{2}(?!\d)))"  # "17/01/20188.08.53": time with dots
 DATE_PATTERNS = [
     (
         "ymd",
-        re.compile(r"(?<![\d.])(?P<y>(?:19|20)\d{2})\s?[-/.]\s?(?P<m>\d{1,2})\s?[-/.]\s?(?P<d>\d{1,2})" + _YEAR_END),
+        re.compile(r"(?<![\d.])(?P<y>(?:19|20|25)\d{2})\s?[-/.]\s?(?P<m>\d{1,2})\s?[-/.]\s?(?P<d>\d{1,2})" + _YEAR_END),
     ),
     ("cjk", re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*日?")),
     (
         "num",
         re.compile(
-            r"(?<![\d.,])(?P<a>\d{1,2})\s?(?P<s>[./-])\s?(?P<b>\d{1,2})\s?(?P=s)\s?(?P<y>(?:19|20)\d{2}|\d{2})"
+            r"(?<![\d.,])(?P<a>\d{1,2})\s?(?P<s>[./-])\s?(?P<b>\d{1,2})\s?(?P=s)\s?(?P<y>(?:19|20|25)\d{2}|\d{2})"
             + _YEAR_END
         ),
     ),
@@ -351,7 +353,7 @@ def find_dates(text: str, dayfirst: bool | None = None, loose: bool = False) -> 
             if kind == "num":
                 iso, ambiguous = _numeric(match, dayfirst)
             elif kind in ("ymd", "cjk"):
-                iso = _make(int(match.group("y")), int(match.group("m")), int(match.group("d")))
+                iso = _make(_year(match.group("y")), int(match.group("m")), int(match.group("d")))
             else:
                 iso = _named_date(int(match.group("d")), match.group("mn"), _year(match.group("y")))
             if iso:

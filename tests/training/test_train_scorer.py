@@ -205,3 +205,18 @@ def test_training_reads_a_backed_value_as_serving_does_never_below_the_page_alon
     assert caps[("d1", "rules", "total_amount")] == pytest.approx(cap, abs=1e-4)
     assert caps[("d0", "rules", "total_amount")] == 1.0  # the page alone agrees: it could go higher
     assert p[0] == pytest.approx(1.0)  # the page alone agrees: the field-wide map, every top right
+
+
+def test_backed_values_are_calibrated_per_reading_where_each_has_enough():
+    names = FEATURES["total_amount"]
+    groups = backed_groups(200)
+    for d, group in enumerate(groups):  # every other page OCR'd; every 10th OCR'd top wrong
+        group.vectors[:, names.index("ocr")] = d % 2
+        if d % 2 and d % 20 == 1:
+            group.labels = np.array([0.0, 1.0])
+    steps = ts.backed_steps(groups, "share")
+    assert steps["text_layer"][1][-1] == pytest.approx(101 / 102, abs=1e-6)  # 100 right of 100
+    assert steps["ocr"][1][-1] == pytest.approx(91 / 102, abs=1e-6)  # 90 of 100
+    few = groups[:40]  # 20 of each reading: too few alone, enough together
+    assert ts.backed_steps(few, "share")["ocr"] == ts.backed_steps(few, "share")["text_layer"]
+    assert ts.backed_steps(groups[:20], "share") is None

@@ -135,7 +135,8 @@ def test_below_the_ask_floor_the_model_is_not_asked_and_the_document_flagged(tin
 
 
 def test_a_value_the_profile_backs_caps_what_a_second_look_could_reach(tiny_scorer, monkeypatch):
-    monkeypatch.setattr(tiny_scorer, "backed_steps", {"total_amount": (np.array([0.0, 1.0]), np.array([0.5, 0.9]))})
+    steps = (np.array([0.0, 1.0]), np.array([0.5, 0.9]))
+    monkeypatch.setattr(tiny_scorer, "backed_steps", {"total_amount": {"text_layer": steps, "ocr": steps}})
     chosen = Candidate("total_amount", Decimal("39.00"), {}, sources={"profile", "rules"})
     backed = FieldScore("total_amount", Decimal("39.00"), 0.9, Source.PROFILE, chosen, None)
     date = field_score("invoice_date", "2024-01-05", 0.5)
@@ -146,7 +147,8 @@ def test_a_value_the_profile_backs_caps_what_a_second_look_could_reach(tiny_scor
 
 def test_a_profile_that_agrees_with_the_page_never_makes_the_value_less_sure(tiny_scorer, monkeypatch):
     # the backed calibration tops out at 0.5; the page alone is about 0.9 sure of the rules' value
-    monkeypatch.setattr(tiny_scorer, "backed_steps", {"total_amount": (np.array([0.0, 1.0]), np.array([0.5, 0.5]))})
+    steps = (np.array([0.0, 1.0]), np.array([0.5, 0.5]))
+    monkeypatch.setattr(tiny_scorer, "backed_steps", {"total_amount": {"text_layer": steps, "ocr": steps}})
     features = {"by_rules": 1.0, "ocr_conf": 0.5, "by_profile": 1.0, "profile_support": 3.0, "n_proposers": 2.0}
     agreed = Candidate("total_amount", "a", features, sources={"rules", "profile"})
     other = Candidate("total_amount", "b", {"by_rules": 0.0, "ocr_conf": 0.5})
@@ -158,6 +160,25 @@ def test_a_profile_that_agrees_with_the_page_never_makes_the_value_less_sure(tin
     backed_other = Candidate("total_amount", "b", {"by_rules": 0.0, "by_profile": 1.0}, sources={"profile"})
     assert tiny_scorer.page_alone("total_amount", [backed_other, agreed], backed_other) is None
     assert agreed.features["by_profile"] == 1.0 and "profile" in agreed.sources  # left as it was
+
+
+def test_a_backed_value_is_calibrated_on_the_backed_values_of_its_own_reading(tiny_scorer, monkeypatch):
+    text, ocr = (np.array([0.0, 1.0]), np.array([0.99, 0.99])), (np.array([0.0, 1.0]), np.array([0.9, 0.9]))
+    monkeypatch.setattr(tiny_scorer, "backed_steps", {"total_amount": {"text_layer": text, "ocr": ocr}})
+    on_layer = Candidate("total_amount", "a", {"by_profile": 1.0, "ocr": 0.0}, sources={"profile"})
+    on_scan = Candidate("total_amount", "a", {"by_profile": 1.0, "ocr": 1.0}, sources={"profile"})
+    assert tiny_scorer.score({"total_amount": [on_layer]})["total_amount"].probability == pytest.approx(0.99)
+    assert tiny_scorer.score({"total_amount": [on_scan]})["total_amount"].probability == pytest.approx(0.9)
+    for chosen, top in ((on_layer, 0.99), (on_scan, 0.9)):  # the page alone would not lift it: capped
+        score = FieldScore("total_amount", "a", 0.5, Source.PROFILE, chosen, None)
+        assert tiny_scorer.reachable({"total_amount": score}) == pytest.approx(top)
+
+
+def test_a_scorer_trained_with_one_backed_map_uses_it_for_both_readings():
+    from pipeline.decision.scorer import _backed
+
+    steps = _backed({"x": [0.0, 1.0], "y": [0.5, 0.9]})
+    assert set(steps) == {"text_layer", "ocr"} and list(steps["ocr"][1]) == [0.5, 0.9]
 
 
 def test_the_operator_may_have_the_model_asked_wherever_the_scorer_is_unsure_or_never(tiny_scorer):

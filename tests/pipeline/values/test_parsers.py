@@ -90,6 +90,13 @@ def test_dotted_dates_are_day_first_and_not_ambiguous():
     assert (slashed.iso, slashed.ambiguous) == ("2018-03-05", True)
 
 
+def test_numeric_thai_buddhist_era_dates_are_gregorian():
+    # a Thai receipt's "issued" line (synthetic training vendor 09000): 2562 BE is 2019
+    assert parse_date("วันที่ออก: 01/05/2562 15:03", True) == "2019-05-01"
+    assert parse_date("2566-03-01") == "2023-03-01"
+    assert find_dates("12/05/2534", True)[0].iso == "1991-05-12"
+
+
 def test_impossible_and_out_of_range_dates_are_not_dates():
     assert find_dates("31 Feb 2023") == []
     assert find_dates("12 May 1850") == []
