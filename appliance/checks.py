@@ -170,7 +170,7 @@ def check_arbiter(settings: Settings) -> CheckResult:
 def check_scorer(settings: Settings) -> CheckResult:
     """The learned scorer (``review.scorer_dir``, empty: the bundled one) loads and has a
     threshold for ``review.target_precision`` (``pipeline.decision.scorer``)."""
-    from pipeline.decision.scorer import NEVER, ScorerError
+    from pipeline.decision.scorer import NEVER, READINGS, ScorerError
     from pipeline.runner import load_scorer
 
     review = settings.review
@@ -183,8 +183,13 @@ def check_scorer(settings: Settings) -> CheckResult:
         return CheckResult("scorer", False, str(exc), hint)
     if scorer is None:
         return CheckResult("scorer", False, "no bundled scorer in this checkout", hint)
-    threshold = scorer.threshold(review.target_precision)
-    if threshold >= NEVER:
+    cuts = {reading: scorer.threshold(review.target_precision, reading) for reading in READINGS}
+    names = {"text_layer": "text-layer documents", "ocr": "OCR'd documents"}
+    shown = ", ".join(
+        f"{names[reading]} at key confidence >= {cut:.3f}" if cut < NEVER else f"no {names[reading]}"
+        for reading, cut in cuts.items()
+    )
+    if all(cut >= NEVER for cut in cuts.values()):
         return CheckResult(
             "scorer",
             True,
@@ -194,8 +199,7 @@ def check_scorer(settings: Settings) -> CheckResult:
     return CheckResult(
         "scorer",
         True,
-        f"{Path(scorer.path).name}: completes at key confidence >= {threshold:.3f} "
-        f"(target precision {review.target_precision}); "
+        f"{Path(scorer.path).name}: completes {shown} (target precision {review.target_precision}); "
         f"asks the model from {scorer.ask_floor(review.target_precision):.2f}",
     )
 

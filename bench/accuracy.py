@@ -60,10 +60,11 @@ def load_score_module(datasets: Path):
 
 
 def coverage(
-    pred: Path, datasets: Path, thresholds: dict[str, float], drop_lines: bool = False
+    pred: Path, datasets: Path, thresholds: dict[str, dict[str, float]], drop_lines: bool = False
 ) -> dict[str, tuple[int, int, int]]:
     """Target precision -> (documents, completed, completed right) had the appliance completed
-    at that target's threshold: a document completes when its ``keyConfidence`` reaches the
+    at that target's threshold for the document's reading (text layer, or OCR where the record
+    has an ``ocrConfidence``): a document completes when its ``keyConfidence`` reaches the
     threshold and nothing but the scorer's own reasons flagged it (a document the scorer did not
     decide, tier 0, keeps its status). The model was asked as the shipped target decided.
     ``drop_lines``: as ``review.line_items = "drop"`` would (line items that do not add up do
@@ -96,7 +97,8 @@ def coverage(
                     for e in record.get("validationErrors") or []
                     if not any(r in e for r in SCORER_REASONS) and not (drop_lines and e.startswith("line items sum"))
                 ]
-                completes = confidence >= threshold and not others
+                reading = "text_layer" if record.get("ocrConfidence") is None else "ocr"
+                completes = confidence >= threshold[reading] and not others
             done += completes
             right_done += completes and right
         out[target] = (len(rows), done, right_done)
@@ -285,15 +287,16 @@ def ocr_engine() -> str:
     return load_settings(config if config.is_file() else None).ocr.engine
 
 
-def bundled_thresholds() -> dict[str, float]:
-    """Target precision -> document probability, of the bundled scorer (empty without one)."""
-    from pipeline.decision.scorer import SCORER_DIR
+def bundled_thresholds() -> dict[str, dict[str, float]]:
+    """Target precision -> reading -> document probability, of the bundled scorer (empty
+    without one)."""
+    from pipeline.decision.scorer import SCORER_DIR, Scorer, ScorerError
 
-    path = SCORER_DIR / "calibration.json"
-    if not path.is_file():
+    try:
+        scorer = Scorer.load(SCORER_DIR)
+    except ScorerError:
         return {}
-    fitted = json.loads(path.read_text())["thresholds"]
-    return {target: fitted[target] for target in TARGETS if target in fitted}
+    return {target: scorer.thresholds[target] for target in TARGETS if target in scorer.thresholds}
 
 
 def report(results: dict[str, dict], configs: dict[str, dict[str, dict]], datasets: Path) -> str:

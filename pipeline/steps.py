@@ -35,7 +35,7 @@ from pipeline.decision.arbitrate import (
 )
 from pipeline.decision.candidates import Candidate, candidates
 from pipeline.decision.evidence import build_evidence
-from pipeline.decision.scorer import NEVER, FieldScore, Scorer, document_probability, scorer_reasons
+from pipeline.decision.scorer import NEVER, FieldScore, Scorer, document_probability, document_reading, scorer_reasons
 from pipeline.document import DocumentText
 from pipeline.einvoice.print_check import print_disagreements
 from pipeline.einvoice.reader import EInvoice, EInvoiceError, read_einvoice
@@ -81,10 +81,12 @@ class Kit:
     gate: OcrGate
     scorer: Scorer | None = None
 
-    @property
-    def threshold(self) -> float:
-        """The document probability at which a document completes (``review.target_precision``)."""
-        return self.scorer.threshold(self.models.review_target_precision) if self.scorer else 1.0
+    def threshold(self, work: Work) -> float:
+        """The document probability at which ``work``'s document completes
+        (``review.target_precision``, fitted per reading: ``document_reading``)."""
+        if self.scorer is None:
+            return 1.0
+        return self.scorer.threshold(self.models.review_target_precision, document_reading(work.doc))
 
     @property
     def ask_floor(self) -> float:
@@ -389,7 +391,7 @@ def document_sure(work: Work, kit: Kit) -> bool:
     is right reaches the threshold of ``review.target_precision``."""
     if work.scores is None:
         return False
-    return document_probability(work.scores, _template_keys(work)) >= kit.threshold
+    return document_probability(work.scores, _template_keys(work)) >= kit.threshold(work)
 
 
 def model_step(work: Work, kit: Kit) -> None:
@@ -411,9 +413,9 @@ def _model_pays(work: Work, kit: Kit) -> bool:
     if work.scores is None or not _header_only(work):
         return True
     keys = _template_keys(work)
-    if not kit.ask_floor <= document_probability(work.scores, keys) < kit.threshold:
+    if not kit.ask_floor <= document_probability(work.scores, keys) < kit.threshold(work):
         return False
-    return kit.scorer is None or kit.scorer.reachable(work.scores, keys) >= kit.threshold
+    return kit.scorer is None or kit.scorer.reachable(work.scores, keys) >= kit.threshold(work)
 
 
 def _header_only(work: Work) -> bool:
@@ -479,7 +481,7 @@ def finish_step(work: Work, kit: Kit) -> None:
     p = None
     if work.scores is not None:
         p = round(document_probability(work.scores, _template_keys(work)), 4)
-        key_reasons = scorer_reasons(work.scores, p, kit.threshold, _template_keys(work))
+        key_reasons = scorer_reasons(work.scores, p, kit.threshold(work), _template_keys(work))
     else:
         tags = evidence_tags(decisions, normalise.fields(rules.fields), rules.line_items)
         key_reasons = key_field_reasons(decisions, kit.arbiter, tags)
@@ -561,7 +563,7 @@ def routing_reason(work: Work, kit: Kit, decisions: dict[str, Decision], chosen:
     if work.scores is not None:
         p = document_probability(work.scores, _template_keys(work))
         model = "asked" if work.answer is not None else "not asked"
-        reason += f"; scorer: key fields right with p={p:.3f}, {kit.threshold:.3f} completes (model {model})"
+        reason += f"; scorer: key fields right with p={p:.3f}, {kit.threshold(work):.3f} completes (model {model})"
     if work.answer is not None:
         agreed = sum(decision.status == "agreed" for decision in decisions.values())
         agreed += sum({"rules", "model"} <= score.chosen.sources for score in (work.scores or {}).values())

@@ -25,9 +25,10 @@ page alone: above the 0.96 threshold) and held back documents that completed wit
 profile (``bench/results/learning.md``, synthetic vendors). A document's probability that
 all its key fields are right is the product of its fields' probabilities; it completes when that
 reaches the threshold fitted on the folds for the operator's target precision
-(``review.target_precision``); below it, the extraction model is asked only from the *ask floor*
-up, the lowest probability from which its answer completed a fold document (below that its
-seconds bought nothing). Majumder et al., "Representation Learning for Information
+(``review.target_precision``) and the document's reading (``document_reading``: a scan's
+promise holds for scans, not only on average with text layers); below it, the extraction model
+is asked only from the *ask floor* up, the lowest probability from which its answer completed
+a fold document (below that its seconds bought nothing). Majumder et al., "Representation Learning for Information
 Extraction from Form-like Documents" (ACL 2020), is the approach: candidates, then learned
 scoring, trained on few documents.
 
@@ -103,7 +104,9 @@ class Scorer:
         # The steps of candidates the vendor profile proposed, per reading, where fitted.
         self.backed_steps = {name: _backed(c["backed"]) for name, c in calibration["fields"].items() if "backed" in c}
         self.inputs = {name: c.get("input", SHARE) for name, c in calibration["fields"].items()}
-        self.thresholds: dict[str, float] = dict(calibration["thresholds"])
+        self.thresholds: dict[str, dict[str, float]] = {
+            target: _per_reading(fitted) for target, fitted in calibration["thresholds"].items()
+        }
         self.ask_floors: dict[str, float] = dict(calibration.get("ask_floors", {}))
         self.card: dict[str, Any] = calibration.get("card", {})
         self.path = path
@@ -210,10 +213,13 @@ class Scorer:
                 reach *= float(steps[1].max()) if len(steps[1]) else 0.0
         return reach
 
-    def threshold(self, target_precision: float) -> float:
-        """The document probability to complete at ``target_precision``: the fitted threshold of
-        the nearest target at least as strict (``NEVER`` above the strictest)."""
-        return _nearest_target(self.thresholds, target_precision, NEVER)
+    def threshold(self, target_precision: float, reading: str = "ocr") -> float:
+        """The document probability at which a document of ``reading`` (``document_reading``)
+        completes at ``target_precision``: the threshold fitted on the training documents of
+        that reading for the nearest target at least as strict (``NEVER`` above the strictest,
+        and where no threshold of that reading reached the target on the folds)."""
+        fitted = {target: by_reading[reading] for target, by_reading in self.thresholds.items()}
+        return _nearest_target(fitted, target_precision, NEVER)
 
     def ask_floor(self, target_precision: float) -> float:
         """The document probability, without the model, below which asking the model is not
@@ -225,6 +231,21 @@ class Scorer:
 def reading(cand: Candidate) -> str:
     """How the page of ``cand`` was read: ``"ocr"`` (its ``ocr`` feature) or ``"text_layer"``."""
     return "ocr" if cand.features.get("ocr", 0.0) > 0 else "text_layer"
+
+
+def document_reading(doc: Any) -> str:
+    """How a document was read (``READINGS``): ``"ocr"`` where any of its pages was OCR'd (a
+    scan, a photo, a PDF page without text), else ``"text_layer"``; ``doc`` a
+    ``pipeline.document.DocumentText`` (None: ``"ocr"``, the stricter)."""
+    if doc is None or not doc.pages:
+        return "ocr"
+    return "ocr" if any(page.source == "ocr" for page in doc.pages) else "text_layer"
+
+
+def _per_reading(fitted: float | dict[str, float]) -> dict[str, float]:
+    """A target's fitted threshold per reading; a scorer trained before the readings had their
+    own holds one number, used for both."""
+    return dict(fitted) if isinstance(fitted, dict) else {reading: float(fitted) for reading in READINGS}
 
 
 def _backed(fitted: dict[str, Any]) -> dict[str, tuple[np.ndarray, np.ndarray]]:

@@ -22,6 +22,10 @@ _COLS = {
     "line_total": r"amount|amt|total|line\s*total|bedrag|betrag|gesamt|nettobetrag|zeilenbetrag|montant(?:\s*ht)?"
     r"|importe|金\s*额|จำนวนเงิน|prijs\s*incl\.?\s*btw|summe",
     "tax": r"tax(?:\s*\(%\))?|vat|btw|mwst|tva|steuersatz|iva|税\s*率|%",
+    # The tax amount of each row, printed right of its amount on Chinese VAT invoices
+    # (增值税发票: 金额 税率 税额) and on some European ones.
+    "tax_amount": r"税\s*额|(?:tax|vat|gst)\s*amount|mwst\.?[-\s]*betrag|steuerbetrag|montant\s*tva"
+    r"|btw[-\s]*bedrag|importe\s*iva",
 }
 
 
@@ -135,9 +139,32 @@ def _right_amounts(line: TextLine, header: TextLine) -> list:
 
 
 def _row_total(row: list[TextLine], header: TextLine) -> Decimal:
-    """The rightmost amount of a row (its line total), 0 when none."""
-    amounts = [(line.span_bbox(a.start, a.end)[2], a.value) for line in row for a in _right_amounts(line, header)]
-    return max(amounts)[1] if amounts else Decimal(0)
+    """A row's line total (``_total_cell`` of its right-quarter amounts), 0 when none."""
+    numbers = [(line.span_bbox(a.start, a.end), a, line) for line in row for a in _right_amounts(line, header)]
+    return _total_cell(numbers, _header_columns(header) or {})[1].value if numbers else Decimal(0)
+
+
+def _tax_last(cols: dict[str, tuple]) -> bool:
+    """Whether the header's rightmost column is the rows' tax amount, right of their amount."""
+    if "tax_amount" not in cols or "line_total" not in cols:
+        return False
+    return cols["tax_amount"][0] > max(box[0] for kind, box in cols.items() if kind != "tax_amount")
+
+
+def _tax_cells(numbers: list, cols: dict[str, tuple]) -> list:
+    """The numbers of a row under the tax-amount column where it is the rightmost (``_tax_last``)."""
+    if not _tax_last(cols):
+        return []
+    return [n for n in numbers if n[0][2] >= cols["tax_amount"][0] - 5]
+
+
+def _total_cell(numbers: list, cols: dict[str, tuple]) -> tuple:
+    """The (box, amount, line) of a row's line total: its rightmost amount, or, where the
+    header's rightmost column is the tax amount (``_tax_last``: "金额 税率 税额"), the
+    rightmost amount left of that column."""
+    taxed = {id(n[1]) for n in _tax_cells(numbers, cols)}
+    rest = [n for n in numbers if id(n[1]) not in taxed and n[1].decimals] if taxed else []
+    return max(rest or numbers, key=lambda n: (n[0][2], n[0][1]))
 
 
 def _letters(line: TextLine) -> int:
@@ -159,9 +186,9 @@ def _parse_row(row: list[TextLine], cols: dict[str, tuple], header: TextLine) ->
     if not numbers:
         return None
     item = dict.fromkeys(ITEM_KEYS)
-    total = max(numbers, key=lambda n: (n[0][2], n[0][1]))
+    total = _total_cell(numbers, cols)
     item["line_total"] = total[1].value
-    _read_numeric_columns(item, numbers, cols, {id(total[1])})
+    _read_numeric_columns(item, numbers, cols, {id(total[1]), *(id(n[1]) for n in _tax_cells(numbers, cols))})
     rate = re.search(r"(\d{1,2}(?:[.,]\d{1,2})?)\s?%", " ".join(line.text for line in row))
     if rate:
         item["tax"] = Decimal(rate.group(1).replace(",", "."))

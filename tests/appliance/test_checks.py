@@ -132,7 +132,10 @@ def test_the_scorer_must_load(tmp_path):
     on = {"review": {"scorer": True}}
     result = checks.check_scorer(make_settings(tmp_path, on))
     if result.ok:  # the bundled scorer (scripts/train-scorer built it)
-        assert "completes at key confidence >= " in result.detail and "target precision 0.98" in result.detail
+        assert (
+            "completes text-layer documents at key confidence >= " in result.detail
+            and "target precision 0.98" in result.detail
+        )
         assert "asks the model from " in result.detail
     empty = tmp_path / "empty"
     empty.mkdir()

@@ -59,12 +59,14 @@ def test_coverage_completes_at_each_threshold_and_scores_the_key_fields(tmp_path
         {
             "processingStatus": "needs_review",
             "keyConfidence": 0.9,
+            "ocrConfidence": 0.95,  # a receipt photo: the OCR threshold applies
             "data": truth,
             "evidence": confident,
             "validationErrors": ["vendor_name 'X' is not certain (90% sure)"],
         },
     )
-    found = coverage(tmp_path, DATASETS, {"0.95": 0.85, "0.99": 0.95})
+    cuts = {"0.95": {"text_layer": 0.95, "ocr": 0.85}, "0.99": {"text_layer": 0.85, "ocr": 0.95}}
+    found = coverage(tmp_path, DATASETS, cuts)
     documents = found["0.95"][0]
     assert documents > 1  # every dev document counts; those not predicted never complete
     assert found["0.95"][1:] == (1, 1) and found["0.99"][1:] == (0, 0)

@@ -73,13 +73,24 @@ def test_the_threshold_is_the_lowest_that_keeps_the_precision():
     outcomes += [outcome(f"b{i}", 0.8, i >= 2) for i in range(10)]
     outcomes += [outcome(f"c{i}", 0.5, i >= 5) for i in range(10)]
     cuts = ts.thresholds(outcomes)
-    assert cuts["0.95"] == 0.8  # 38 of 40 right at 0.8 (0.95); 43 of 50 at 0.5 is not
-    assert cuts["0.98"] == 0.95 and cuts["0.99"] == 0.95
+    assert cuts["0.95"]["ocr"] == 0.8  # 38 of 40 right at 0.8 (0.95); 43 of 50 at 0.5 is not
+    assert cuts["0.98"]["ocr"] == 0.95 and cuts["0.99"]["ocr"] == 0.95
+    assert cuts["0.95"]["text_layer"] == ts.NEVER  # no text-layer document: none completes
+
+
+def test_each_reading_gets_the_threshold_that_keeps_its_own_precision():
+    # text layers: right from 0.8 up; scans: 2 of 10 wrong at 0.8, right above
+    layers = [ts.DocOutcome(f"t{i}", "rules", 0.8, True, "text_layer", "synth") for i in range(30)]
+    scans = [outcome(f"s{i}", 0.95, True) for i in range(30)] + [outcome(f"w{i}", 0.8, i >= 2) for i in range(10)]
+    cuts = ts.thresholds(layers + scans)
+    assert cuts["0.98"] == {"text_layer": 0.8, "ocr": 0.95}
+    assert ts.coverage(layers + scans, cuts["0.98"]) == (70, 60, 60)
+    assert ts.coverage(layers + scans, 0.8)[1:] == (70, 68)  # one threshold: scans at 0.95 precision
 
 
 def test_without_enough_completed_documents_nothing_completes():
     cuts = ts.thresholds([outcome(f"a{i}", 0.9, True) for i in range(ts.MIN_COMPLETED - 1)])
-    assert set(cuts.values()) == {ts.NEVER}
+    assert {cut for by_reading in cuts.values() for cut in by_reading.values()} == {ts.NEVER}
 
 
 def test_the_model_is_asked_only_where_the_rules_state_is_not_sure():
@@ -220,3 +231,22 @@ def test_backed_values_are_calibrated_per_reading_where_each_has_enough():
     few = groups[:40]  # 20 of each reading: too few alone, enough together
     assert ts.backed_steps(few, "share")["ocr"] == ts.backed_steps(few, "share")["text_layer"]
     assert ts.backed_steps(groups[:20], "share") is None
+
+
+def test_an_e_invoice_page_that_does_not_print_its_xml_values_is_not_learnt_from():
+    # Mustang's example invoices print other sums and dates than their XML
+    from pipeline.document import DocumentText
+
+    page = DocumentText.of_text("Rechnung vom 13.06.2015\nGesamtbetrag 406,82 EUR")
+    truth = {"total_amount": 571.04, "invoice_date": "2015-06-13", "vendor_name": "Bei Spiel GmbH"}
+    asked = ["total_amount", "invoice_date", "vendor_name"]
+    docs = [
+        ts.TrainDoc(
+            "zugferd-corpus:RE-503:text_layer", page, truth, asked, "producer:m", "zugferd-corpus", "text_layer"
+        ),
+        ts.TrainDoc("zugferd-corpus:RE-503:ocr", page, truth, asked, "producer:m", "zugferd-corpus", "ocr"),
+        ts.TrainDoc("synth:s-1:text_layer", page, truth, asked, "synth:1", "synth", "text_layer"),
+    ]
+    assert ts.unprinted_fields(docs) == {"zugferd-corpus:RE-503": {"total_amount"}}
+    kept = ts.without_unprinted(docs)
+    assert [d.asked for d in kept] == [["invoice_date", "vendor_name"]] * 2 + [asked]  # a synthetic page: a miss

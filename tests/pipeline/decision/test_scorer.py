@@ -88,11 +88,27 @@ def tiny_scorer(tmp_path_factory):
 
 
 def test_a_target_maps_to_the_nearest_fitted_threshold_at_least_as_strict(tiny_scorer):
-    tiny_scorer.thresholds = {"0.95": 0.5, "0.98": 0.7, "0.99": 0.9}
-    assert tiny_scorer.threshold(0.98) == 0.7
-    assert tiny_scorer.threshold(0.97) == 0.7
-    assert tiny_scorer.threshold(0.9) == 0.5
-    assert tiny_scorer.threshold(0.995) == NEVER
+    tiny_scorer.thresholds = {
+        "0.95": {"text_layer": 0.5, "ocr": 0.6},
+        "0.98": {"text_layer": 0.7, "ocr": 0.8},
+        "0.99": {"text_layer": 0.9, "ocr": NEVER},  # no threshold of scans reached 0.99
+    }
+    assert tiny_scorer.threshold(0.98, "text_layer") == 0.7 and tiny_scorer.threshold(0.98, "ocr") == 0.8
+    assert tiny_scorer.threshold(0.97, "text_layer") == 0.7
+    assert tiny_scorer.threshold(0.9, "ocr") == 0.6
+    assert tiny_scorer.threshold(0.99, "text_layer") == 0.9 and tiny_scorer.threshold(0.99, "ocr") == NEVER
+    assert tiny_scorer.threshold(0.995, "text_layer") == NEVER
+
+
+def test_a_document_is_ocr_read_when_any_page_was_ocrd_and_old_thresholds_hold_for_both():
+    from pipeline.decision.scorer import _per_reading, document_reading
+    from pipeline.document import DocumentText, Page
+
+    layer = DocumentText.of_text("Invoice\fpage two")
+    assert document_reading(layer) == "text_layer"
+    layer.pages.append(Page(3, 595, 842, (), "ocr"))  # a scanned page appended to a PDF
+    assert document_reading(layer) == "ocr" and document_reading(None) == "ocr"
+    assert _per_reading(0.96) == {"text_layer": 0.96, "ocr": 0.96}
 
 
 HEADER_ONLY = [line for line in INVOICE_LINES if not line.startswith(("Description", "Hammer", "Saw"))]
@@ -101,7 +117,7 @@ HEADER_ONLY = [line for line in INVOICE_LINES if not line.startswith(("Descripti
 def extract(scorer: Scorer, threshold: float, lines=HEADER_ONLY, floor: float = 0.0, ask: str = "unsure"):
     llm = EchoLLM({"total_amount": "119.00", "invoice_number": "INV-2024-001"})
     extractor = Extractor(fake_models(review={"scorer": True, "ask_model": ask}), llm=llm)
-    scorer.thresholds = {"0.98": threshold}
+    scorer.thresholds = {"0.98": {"text_layer": threshold, "ocr": threshold}}
     scorer.ask_floors = {"0.98": floor}
     extractor.kit.scorer = scorer
     work = extractor.work(JobContext("x", PDF), text_pdf(lines))

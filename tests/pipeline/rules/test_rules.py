@@ -778,6 +778,28 @@ LINE_CASES = [
         ],
         id="quantity_column_left_of_the_description",
     ),
+    # a Chinese VAT invoice (增值税专用发票) prints each row's tax amount right of its amount
+    pytest.param(
+        text_page(
+            "40: 40 飞利信网络有限公司 | size 16",
+            "200: 40 货物或应税劳务、服务名称 | 300 单位 | 330 数量 | 370 单价 | 420 金额 | 470 税率 | 510 税额",
+            "215: 40 办公桌 | 330 1 | 370 1,800.99 | 420 1,800.99 | 470 13% | 510 234.13",
+            "230: 40 合 计 | 420 ¥1,800.99 | 510 ¥234.13",
+        ),
+        {},
+        [{"description": "办公桌", "line_total": Decimal("1800.99"), "unit_price": Decimal("1800.99"), "tax": 13}],
+        id="tax_amount_column_right_of_the_amount",
+    ),
+    pytest.param(
+        text_page(
+            "40: 40 Bureau GmbH | size 16",
+            "200: 40 Beschreibung | 250 Menge | 300 Nettobetrag | 380 MwSt.-Betrag | 460 Bruttobetrag",
+            "215: 40 Bürostuhl | 250 1 | 300 100,00 | 380 19,00 | 460 119,00",
+        ),
+        {},
+        [{"description": "Bürostuhl", "line_total": Decimal("119.0")}],
+        id="tax_amount_column_inside_the_table_leaves_the_rightmost_amount",
+    ),
 ]
 
 
