@@ -36,6 +36,7 @@ from typing import Any
 from pipeline.decision.arbitrate import same
 from pipeline.decision.evidence import locate
 from pipeline.document import DocumentText
+from pipeline.profiles.identifiers import OCR_DIGIT_FOR
 from pipeline.rules.amounts import amount_candidates
 from pipeline.rules.header import invoice_number_candidates, labelled_dates
 from pipeline.rules.labels import (
@@ -176,10 +177,16 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "currency": _COMMON + _CURRENCY,
 }
 
+# What was tendered and what was given back, in the languages of the label lexicon: a total
+# printed again beside them is no total ("Gegeben 100,00", "Entregado 80,00", "เงินสด 13,650.00").
 _CASH_RE = re.compile(
-    r"(?<![a-z])(?:cash|tunai|tendered|bayar|esp[eè]ces|bar(?:geld)?|contant|efectivo)(?![a-z])", re.I
+    r"(?<![a-z])(?:cash|tunai|tendered|bayar|esp[eè]ces|bar(?:geld)?|gegeben|contant|efectivo|entregado"
+    r"|contanti)(?![a-z])|现\s*金|实\s*收|เงินสด|รับเงิน",
+    re.I,
 )
-_CHANGE_RE = re.compile(r"(?<![a-z])(?:change|baki|rendu|r[üu]ckgeld|wisselgeld|cambio)(?![a-z])", re.I)
+_CHANGE_RE = re.compile(
+    r"(?<![a-z])(?:change|baki|rendu|r[üu]ckgeld|wisselgeld|cambio|resto)(?![a-z])|找\s*零|เงินทอน", re.I
+)
 _ROUND_RE = re.compile(r"round|arrondi|rundung|afronding|redondeo|adj", re.I)
 _TIME_RE = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)")
 _LEGAL_RE = re.compile(rf"{COMPANY_RE.pattern}|(?<![\w/])S/B(?![\w/])", re.I)
@@ -338,13 +345,29 @@ def _add_proposals(ctx: _Context, name: str, cands: list[Candidate]) -> None:
         if value is None or value == "":
             continue
         match = next((c for c in cands if same_value(name, c.value, value)), None)
+        if match is None and proposer == "profile" and name == "invoice_number":
+            match = next((c for c in cands if ocr_misread_of(c.value, value)), None)
         if match is None:
             hit = locate(value, ctx.doc, name)
             match = Candidate(name, value, evidence={"page": hit[0], "bbox": hit[1], "text": hit[2]} if hit else None)
             cands.append(match)
-        elif proposer == "profile" and name == "vendor_name":
-            match.value = value  # the name as a person approved it, not OCR's spelling of it
+        elif proposer == "profile" and name in ("vendor_name", "invoice_number"):
+            # the name as a person approved it, the number in the vendor's pattern ("OR18-47851"
+            # for OCR's "0R18-47851"): not OCR's spelling of them
+            match.value = value
         match.sources.add(proposer)
+
+
+def ocr_misread_of(read: Any, printed: Any) -> bool:
+    """Whether ``read`` is ``printed`` with some letters read as the digits OCR confuses them
+    with (``pipeline.profiles.identifiers.OCR_DIGIT_FOR``: O/0, I/1, S/5, B/8...), or digits
+    as those letters: same length, and every other character the same."""
+    if not isinstance(read, str) or not isinstance(printed, str) or len(read) != len(printed) or read == printed:
+        return False
+    for a, b in zip(read.upper(), printed.upper(), strict=True):
+        if a != b and OCR_DIGIT_FOR.get(a) != b and OCR_DIGIT_FOR.get(b) != a:
+            return False
+    return True
 
 
 def _label_weight(line: TextLine | None, kind: str, before: int | None = None) -> float:

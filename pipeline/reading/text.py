@@ -65,7 +65,9 @@ def text_layer_words(textpage, height: float) -> list[tuple[str, tuple[float, fl
     """Words of a pdfium text page from its character stream, boxes in points with a top-left origin.
 
     A word ends at a whitespace character (pdfium generates those between words) or where the
-    gap to the next character is wider than half the character height, or where the line changes.
+    gap to the next character is wider than half the character height, or where the line changes;
+    a combining mark never ends one (Thai vowels drawn above their consonant read "รวมทั้งสิ้น",
+    not "รวมท ั้ งส ิ้ น").
     """
     words: list = []
     chars: list[tuple[str, tuple[float, float, float, float]]] = []
@@ -87,6 +89,11 @@ def text_layer_words(textpage, height: float) -> list[tuple[str, tuple[float, fl
         char = textpage.get_text_range(index, 1)
         if not char or char.isspace() or char == "\ufffe":
             flush()
+            continue
+        if chars and unicodedata.category(char) == "Mn":
+            # a combining mark (Thai vowels and tone marks above or below their consonant, a
+            # decomposed accent) belongs to the letter before it wherever its box is drawn
+            chars.append((char, chars[-1][1]))
             continue
         left, bottom, right, top = textpage.get_charbox(index)
         box = (left, height - top, right, height - bottom)

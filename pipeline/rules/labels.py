@@ -197,7 +197,8 @@ LABELS: list[tuple[str, float, str]] = [
         3.0,
         rf"bill(?:ed)?{S}to|invoice(?:d)?{S}to|sold{S}to|customer(?![a-z]{S}?(?:no|nr|number|id))|client(?!{S}(?:no|nr))"
         rf"|buyer|k[äa]ufer(?:{S}/{S}leistungsempf[äa]nger)?|rechnungsempf[äa]nger|leistungsempf[äa]nger"
-        rf"|factuuradres|adresse{S}de{S}facturation|facturé{S}[àa]|destinataire|facturar{S}a|cliente"
+        rf"|factuuradres|gefactureerd(?:{S}aan)?|factuur{S}aan|adresse{S}de{S}facturation|facturé{S}[àa]"
+        rf"|destinataire|facturar{S}a|cliente"
         rf"|购买方|购货单位|客\s*户|ลูกค้า|ผู้ซื้อ|billing{S}address|guest{S}name"
         rf"|rechnungs{S}?(?:adresse|anschrift)|liefer{S}?(?:adresse|anschrift)|ship(?:ped)?{S}to|deliver{S}to"
         rf"|intestatario|destinatario|spett(?:\.|abi)le|facturado{S}a|datos{S}del{S}cliente|(?<![a-z])aan{S}?:"
@@ -212,7 +213,14 @@ LABELS: list[tuple[str, float, str]] = [
 ]
 
 
-LABEL_RES = [(kind, weight, re.compile(pattern, re.I)) for kind, weight, pattern in LABELS]
+def either_sara_am(pattern: str) -> str:
+    """``pattern`` matching Thai SARA AM (U+0E33, "ำ") also as NFKC writes it, NIKHAHIT and SARA
+    AA (U+0E4D U+0E32, "ํา"): the PDF text layer is NFKC-normalised (``pipeline.reading.text``),
+    an OCR engine's output may be either."""
+    return pattern.replace("ำ", "(?:ำ|ํา)")
+
+
+LABEL_RES = [(kind, weight, re.compile(either_sara_am(pattern), re.I)) for kind, weight, pattern in LABELS]
 
 
 TITLE_RE = re.compile(
@@ -223,9 +231,11 @@ TITLE_RE = re.compile(
 
 
 COMPANY_RE = re.compile(
-    r"\b(?:GmbH|AG|KG|OHG|e\.?\s?K\.?|mbH|Inc\.?|Incorporated|Ltd\.?|Limited|LLC|LLP|PLC|Corp\.?|Corporation|Co\.|"
-    r"BHD\.?|B\.?\s?V\.?|N\.?\s?V\.?|S\.?\s?A\.?|SARL|S\.?A\.?S\.?|SAS|SRL|S\.?L\.?|S\.?p\.?A\.?|"
-    r"Pty\.?|Pvt\.?|a\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?",
+    either_sara_am(
+        r"\b(?:GmbH|AG|KG|OHG|e\.?\s?K\.?|mbH|Inc\.?|Incorporated|Ltd\.?|Limited|LLC|LLP|PLC|Corp\.?|Corporation|Co\.|"
+        r"BHD\.?|B\.?\s?V\.?|N\.?\s?V\.?|S\.?\s?A\.?|SARL|S\.?A\.?S\.?|SAS|SRL|S\.?L\.?|S\.?p\.?A\.?|"
+        r"Pty\.?|Pvt\.?|a\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?"
+    ),
     re.I,
 )
 

@@ -85,3 +85,58 @@ def test_a_page_without_amounts_or_dates_gives_empty_lists():
     line = by_value(found["vendor_name"], "Hello world")
     assert line.features["kind_line"] == 1
     assert math.isnan(line.vector()[FEATURES["vendor_name"].index("ends_open")]) is False
+
+
+def test_a_dutch_invoiced_to_block_marks_its_names_as_labels_of_the_customer():
+    # synthetic Dutch vendor (learning stream): the text layer interleaves "Gefactureerd aan:"
+    # with the customer's name; the vendor's legal name is printed in its own address block
+    doc = text_page(
+        "40: 40 ROUKES | 300 Gefactureerd GlaxoSmithKline aan:",
+        "60: 300 Guusjesteeg 1",
+        "80: 40 Zwijsen & die Witte",
+        "100: 40 Yinthesingel 461",
+        "400: 300 Totaal inclusief btw | 480 €1.980,77",
+    )
+    rules = extract_rules(doc)
+    found = candidates(doc, [], {"rules": normalise.fields(rules.fields)}, model_ran=False)
+    billed = [c for c in found["vendor_name"] if "Gefactureerd" in c.value]
+    assert billed and all(c.features["label_words"] == 1 for c in billed)
+
+
+def test_dutch_invoiced_to_labels_are_in_the_lexicon():
+    from pipeline.rules.labels import LABEL_RES
+
+    customer = next(rx for kind, _, rx in LABEL_RES if kind == "customer")
+    assert all(customer.search(label) for label in ("Gefactureerd aan:", "Factuur aan", "GEFACTUREERD AAN"))
+
+
+def test_the_profile_reads_an_ocr_misread_number_in_the_vendor_s_pattern_on_its_printed_candidate():
+    # synthetic Malaysian vendor (learning stream, scans): OCR reads "OR18-47851" as "0R18-47851"
+    doc = ocr_page(
+        "40: 100 KEDAI SOON KEE RESTAURANT SDN BHD | size 20",
+        "80: 50 Invoice No: 0R18-47851",
+        "120: 50 Date: 25/12/2018",
+        "300: 50 TOTAL RM | 400 39.00",
+    )
+    rules = extract_rules(doc)
+    proposals = {"rules": normalise.fields(rules.fields), "profile": {"invoice_number": "OR18-47851"}}
+    found = candidates(doc, [], proposals, model_ran=False, profile_support={"invoice_number": 2})
+    numbers = {c.value: c for c in found["invoice_number"]}
+    assert "0R18-47851" not in numbers  # one candidate, in the vendor's pattern
+    number = numbers["OR18-47851"]
+    assert "profile" in number.sources and "0R18-47851" in number.evidence["text"]
+    assert number.features["profile_support"] == 2 and number.features["lab_id_left"] > 0
+
+
+def test_cash_given_is_marked_in_german_spanish_thai_and_chinese():
+    # the learning stream's synthetic receipts: "the next best, 100.00, on 'Gegeben 100,00'"
+    for given, change in (("Gegeben", "Rückgeld"), ("Entregado", "Cambio"), ("เงินสด", "เงินทอน"), ("现金", "找零")):
+        doc = ocr_page(
+            "40: 100 Gude Klapp e.G. | size 20",
+            "120: 50 Gesamtsumme | 400 16,19",
+            f"140: 50 {given} | 400 100,00",
+            f"160: 50 {change} | 400 83,81",
+        )
+        totals = candidates(doc, [], {}, model_ran=False)["total_amount"]
+        cash, total = by_value(totals, Decimal("100.00")), by_value(totals, Decimal("16.19"))
+        assert cash.features["kw_cash"] == 1 and total.features["eq_cash_change"] == 1, given

@@ -73,3 +73,35 @@ def test_render_scale_keeps_pdfiums_bitmap_within_the_cap(width, height, dpi, ma
 
 def test_render_scale_of_an_empty_page_is_the_resolution():
     assert render_scale(0, 842, 200, OCR_MAX_PIXELS) == 200 / 72
+
+
+class MarkedTextPage:
+    """A pdfium text page's character stream (``count_chars``, ``get_text_range``,
+    ``get_charbox``: left, bottom, right, top in points) of "ทั้ง 9": Thai vowel and tone marks
+    drawn above their consonant, as fpdf2 positions them."""
+
+    CHARS = [
+        ("ท", (10, 100, 16, 110)),
+        ("\u0e31", (12, 110, 15, 114)),  # MAI HAN-AKAT, above the consonant before it
+        ("\u0e49", (13, 114, 16, 118)),  # MAI THO, above that
+        ("ง", (16, 100, 22, 110)),
+        (" ", (22, 100, 25, 110)),
+        ("9", (25, 100, 31, 110)),
+    ]
+
+    def count_chars(self) -> int:
+        return len(self.CHARS)
+
+    def get_text_range(self, index: int, count: int) -> str:
+        return self.CHARS[index][0]
+
+    def get_charbox(self, index: int) -> tuple:
+        return self.CHARS[index][1]
+
+
+def test_a_combining_mark_drawn_above_its_letter_stays_in_the_word():
+    from pipeline.reading.text import text_layer_words
+
+    words = text_layer_words(MarkedTextPage(), height=200)
+    assert [w[0] for w in words] == ["ทั้ง", "9"]  # was "ท", "ั้", "ง": every Thai label missed
+    assert words[0][1] == (10, 90, 22, 100)  # the box of the letters, the marks inside it

@@ -867,3 +867,18 @@ def test_a_name_under_a_billing_address_label_is_the_customer_not_the_vendor():
         "400: 300 Endbetrag | 480 120.00",
     )
     assert extract_rules(doc).fields.get("vendor_name") != "Geißler Schuchhardt GmbH"
+
+
+def test_thai_labels_match_the_nfkc_text_layer_and_either_spelling_of_sara_am():
+    # NFKC writes SARA AM (U+0E33) as NIKHAHIT + SARA AA: "จำนวน" arrives as "จํานวน"
+    for spelling in ("จำนวน", "จ\u0e4d\u0e32นวน"):
+        doc = text_page(
+            "40: 40 หสน.ธรรมทินนา | size 16",
+            f"200: 40 รายการ | 300 {spelling} | 380 ราคา | 460 {spelling}เงิน",
+            "215: 40 เมล็ดกาแฟคั่ว | 300 2 | 380 637.99 | 460 1,275.98",
+            "260: 380 รวมทั้งสิ้น | 460 ฿1,275.98",
+        )
+        items = extract_rules(doc).line_items
+        assert [(i["description"], i["quantity"], i["line_total"]) for i in items] == [
+            ("เมล็ดกาแฟคั่ว", 2, Decimal("1275.98"))
+        ], spelling
