@@ -36,7 +36,8 @@ from typing import Any
 from pipeline.decision.arbitrate import same
 from pipeline.decision.evidence import locate
 from pipeline.document import DocumentText
-from pipeline.profiles.identifiers import OCR_DIGIT_FOR
+from pipeline.profiles.lessons import id_shape
+from pipeline.profiles.profile import in_shape
 from pipeline.rules.amounts import amount_candidates
 from pipeline.rules.header import invoice_number_candidates, labelled_dates
 from pipeline.rules.labels import (
@@ -359,15 +360,12 @@ def _add_proposals(ctx: _Context, name: str, cands: list[Candidate]) -> None:
 
 
 def ocr_misread_of(read: Any, printed: Any) -> bool:
-    """Whether ``read`` is ``printed`` with some letters read as the digits OCR confuses them
-    with (``pipeline.profiles.identifiers.OCR_DIGIT_FOR``: O/0, I/1, S/5, B/8...), or digits
-    as those letters: same length, and every other character the same."""
-    if not isinstance(read, str) or not isinstance(printed, str) or len(read) != len(printed) or read == printed:
+    """Whether ``read`` is ``printed`` as OCR misreads it: another token that the vendor profile's
+    own reading (``pipeline.profiles.profile.in_shape``, O/0, I/1, S/5, B/8...) reads back in
+    ``printed``'s pattern as ``printed``."""
+    if not isinstance(read, str) or not isinstance(printed, str) or read == printed:
         return False
-    for a, b in zip(read.upper(), printed.upper(), strict=True):
-        if a != b and OCR_DIGIT_FOR.get(a) != b and OCR_DIGIT_FOR.get(b) != a:
-            return False
-    return True
+    return (in_shape(read, {id_shape(printed): 1}) or "").upper() == printed.upper()
 
 
 def _label_weight(line: TextLine | None, kind: str, before: int | None = None) -> float:

@@ -72,7 +72,7 @@ def find_line_items(lines: list[TextLine]) -> list[dict]:
             index += 1
             continue
         header = lines[index]
-        rows, index = _table_rows(lines, index + 1, header)
+        rows, index = _table_rows(lines, index + 1, header, cols)
         items.extend(_parse_row(row, cols, header) for row in rows)
     items = [it for it in items if it is not None]
     for number, item in enumerate(items, 1):
@@ -80,7 +80,9 @@ def find_line_items(lines: list[TextLine]) -> list[dict]:
     return items
 
 
-def _table_rows(lines: list[TextLine], start: int, header: TextLine) -> tuple[list[list[TextLine]], int]:
+def _table_rows(
+    lines: list[TextLine], start: int, header: TextLine, cols: dict[str, tuple]
+) -> tuple[list[list[TextLine]], int]:
     """Group the lines under a header into rows; returns the rows and the index where the table ends.
 
     A row is a line with letters and an amount in the right quarter of the table, or a line with
@@ -95,7 +97,7 @@ def _table_rows(lines: list[TextLine], start: int, header: TextLine) -> tuple[li
             break
         if _STOP_RE.search(line.text[:40]) and rows:
             right = _right_amounts(line, header)
-            section_sum = sum(_row_total(row, header) for row in rows[section:])
+            section_sum = sum(_row_total(row, header, cols) for row in rows[section:])
             if not (right and _SUBTOTAL_RE.search(line.text) and agree(right[-1].value, section_sum)):
                 break
             section, index, last_y = len(rows), index + 1, line.bbox[3]
@@ -139,10 +141,11 @@ def _right_amounts(line: TextLine, header: TextLine) -> list:
     return [a for a in line.amounts if a.decimals and line.span_bbox(a.start, a.end)[2] > edge]
 
 
-def _row_total(row: list[TextLine], header: TextLine) -> Decimal:
-    """A row's line total (``_total_cell`` of its right-quarter amounts), 0 when none."""
+def _row_total(row: list[TextLine], header: TextLine, cols: dict[str, tuple]) -> Decimal:
+    """A row's line total (``_total_cell`` of its right-quarter amounts under the header's
+    columns ``cols``), 0 when none."""
     numbers = [(line.span_bbox(a.start, a.end), a, line) for line in row for a in _right_amounts(line, header)]
-    return _total_cell(numbers, _header_columns(header) or {})[1].value if numbers else Decimal(0)
+    return _total_cell(numbers, cols)[1].value if numbers else Decimal(0)
 
 
 def _tax_last(cols: dict[str, tuple]) -> bool:

@@ -42,6 +42,15 @@ def admin_of(config: Path, tenant_id: str, name: str) -> tuple[str, str]:
     return email, json.loads(made.stdout.splitlines()[-1])["password"]
 
 
+def admin_logged_in(browser, server: ServerProcess, config: Path, name: str = "acme") -> tuple[str, str]:
+    """(tenant id, API key) of a new tenant ``name`` (with 5 credits) whose new admin
+    (``admin_of``) ``browser`` is logged in as."""
+    tenant_id, key, _, _ = tenant_with_reviewer(config, name)
+    email, password = admin_of(config, tenant_id, name)
+    log_in(browser, server, email, password)
+    return tenant_id, key
+
+
 def csp_refusals(browser) -> list[str]:
     """The console's Content-Security-Policy messages since the last call (none is right)."""
     return [entry["message"] for entry in browser.get_log("browser") if "Content Security Policy" in entry["message"]]
@@ -55,10 +64,8 @@ def test_an_admin_rotates_then_revokes_the_key_in_the_browser(browser, appliance
     from selenium.webdriver.common.by import By
 
     server, config = appliance
-    tenant_id, old, _, _ = tenant_with_reviewer(config, "acme")
+    _, old = admin_logged_in(browser, server, config)
     invoice_id = ready_invoice(server, old)
-    email, password = admin_of(config, tenant_id, "acme")
-    log_in(browser, server, email, password)
     browser.get(f"{server.url}/review/invoices/{invoice_id}")
     browser.find_element(By.ID, "f.total_amount").click()  # the page's script (a static file) draws the box
     click_and_wait_for_next_page(browser, browser.find_element(By.LINK_TEXT, "API keys"))
@@ -70,7 +77,8 @@ def test_an_admin_rotates_then_revokes_the_key_in_the_browser(browser, appliance
     assert balance(server, new)[0] == 200
     browser.get(server.url + "/review/keys")
     assert new not in browser.page_source and new[:10] + "…" in browser.page_source  # shown once
-    assert "rotated" in browser.find_element(By.ID, "audit").text and email in browser.page_source
+    audit = browser.find_element(By.ID, "audit").text
+    assert "rotated" in audit and "admin@acme.example" in browser.page_source  # admin_of's e-mail
     click_and_wait_for_next_page(browser, browser.find_element(By.ID, "revoke"))
     assert balance(server, new) == (401, UNAUTHORIZED)
     assert browser.find_element(By.ID, "create").is_displayed()
@@ -120,9 +128,7 @@ def test_buy_credits_in_the_browser_and_come_back(browser, stripe_appliance):
     from selenium.webdriver.support.ui import WebDriverWait
 
     server, config, stripe_base = stripe_appliance
-    tenant_id, key, _, _ = tenant_with_reviewer(config, "acme")  # 5 credits
-    email, password = admin_of(config, tenant_id, "acme")
-    log_in(browser, server, email, password)
+    tenant_id, key = admin_logged_in(browser, server, config)  # 5 credits
     click_and_wait_for_next_page(browser, browser.find_element(By.LINK_TEXT, "Billing"))
     success = server.url + "/review/billing/return?session_id={CHECKOUT_SESSION_ID}"
     browser.find_element(By.ID, "successUrl").send_keys(success)

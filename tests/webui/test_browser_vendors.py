@@ -18,7 +18,7 @@ from tests.webui.test_browser import (  # noqa: F401 (fixtures)
     ready_invoice,
     tenant_with_reviewer,
 )
-from tests.webui.test_browser_settings import admin_of, csp_refusals
+from tests.webui.test_browser_settings import admin_logged_in, csp_refusals
 
 
 def type_template(browser, text: str) -> None:
@@ -37,10 +37,8 @@ def test_an_admin_writes_tries_and_saves_a_template_in_the_browser(browser, appl
     from selenium.webdriver.support.ui import Select
 
     server, config = appliance
-    tenant_id, key, _, _ = tenant_with_reviewer(config, "acme")
+    tenant_id, key = admin_logged_in(browser, server, config)
     invoice_id = ready_invoice(server, key)
-    email, password = admin_of(config, tenant_id, "acme")
-    log_in(browser, server, email, password)
     click_and_wait_for_next_page(browser, browser.find_element(By.LINK_TEXT, "Vendors"))
     click_and_wait_for_next_page(browser, browser.find_element(By.LINK_TEXT, "ACME Tools GmbH"))
     click_and_wait_for_next_page(browser, browser.find_element(By.ID, "open-template"))
