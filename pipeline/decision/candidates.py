@@ -41,6 +41,8 @@ from pipeline.profiles.profile import in_shape
 from pipeline.rules.amounts import amount_candidates
 from pipeline.rules.header import invoice_number_candidates, labelled_dates
 from pipeline.rules.labels import (
+    CASH_RE,
+    CHANGE_RE,
     COMPANY_RE,
     EMAIL_RE,
     ID_TOKEN_RE,
@@ -178,16 +180,6 @@ FEATURES: dict[str, tuple[str, ...]] = {
     "currency": _COMMON + _CURRENCY,
 }
 
-# What was tendered and what was given back, in the languages of the label lexicon: a total
-# printed again beside them is no total ("Gegeben 100,00", "Entregado 80,00", "เงินสด 13,650.00").
-_CASH_RE = re.compile(
-    r"(?<![a-z])(?:cash|tunai|tendered|bayar|esp[eè]ces|bar(?:geld)?|gegeben|contant|efectivo|entregado"
-    r"|contanti)(?![a-z])|现\s*金|实\s*收|เงินสด|รับเงิน",
-    re.I,
-)
-_CHANGE_RE = re.compile(
-    r"(?<![a-z])(?:change|baki|rendu|r[üu]ckgeld|wisselgeld|cambio|resto)(?![a-z])|找\s*零|เงินทอน", re.I
-)
 _ROUND_RE = re.compile(r"round|arrondi|rundung|afronding|redondeo|adj", re.I)
 _TIME_RE = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)")
 _LEGAL_RE = re.compile(rf"{COMPANY_RE.pattern}|(?<![\w/])S/B(?![\w/])", re.I)
@@ -418,8 +410,8 @@ def _amount_candidates(ctx: _Context) -> list[Candidate]:
         for a in ln.amounts
         if any(lb.kind == "total_amount" and lb.end <= a.start for lb in ln.labels)
     ]
-    cash = [cents(abs(a.value)) for ln in ctx.lines if _CASH_RE.search(ln.text) for a in ln.amounts]
-    change = [cents(abs(a.value)) for ln in ctx.lines if _CHANGE_RE.search(ln.text) for a in ln.amounts]
+    cash = [cents(abs(a.value)) for ln in ctx.lines if CASH_RE.search(ln.text) for a in ln.amounts]
+    change = [cents(abs(a.value)) for ln in ctx.lines if CHANGE_RE.search(ln.text) for a in ln.amounts]
     rules = ctx.proposals.get("rules", {})
     line_sum = _lines_sum(ctx.rules_lines)
     out = []
@@ -440,8 +432,8 @@ def _amount_candidates(ctx: _Context) -> list[Candidate]:
             ("ignore", "lab_ignore"),
         ):
             f[key] = max(_label_weight(ln, kind) for ln, _ in hits)
-        f["kw_cash"] = float(any(_CASH_RE.search(ln.text) for ln, _ in hits))
-        f["kw_change"] = float(any(_CHANGE_RE.search(ln.text) for ln, _ in hits))
+        f["kw_cash"] = float(any(CASH_RE.search(ln.text) for ln, _ in hits))
+        f["kw_change"] = float(any(CHANGE_RE.search(ln.text) for ln, _ in hits))
         f["kw_round"] = float(any(_ROUND_RE.search(ln.text) for ln, _ in hits))
         f["rules_label_score"] = label_scores.get(value, NAN)
         f["value_log"] = math.log10(float(value) + 1.0)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.profiles.identifiers import AS_DIGIT, identifiers
-from pipeline.rules.labels import ID_TOKEN_RE
+from pipeline.rules.labels import CASH_RE, CHANGE_RE, ID_TOKEN_RE
 from pipeline.values.money import agree, to_amount
 from pipeline.values.parsers import find_amounts, find_dates
 
@@ -27,8 +27,8 @@ LEARNED_FIELDS = ("invoice_number", "invoice_date", "total_amount", "currency", 
 # A total printed again as what was tendered (cash, card) or as the paid amount is the total only
 # by chance (exact change): such a label would read the cash line of the vendor's next receipt.
 TENDER_RE = re.compile(
-    r"(?<![a-z])(?:cash|tunai|tendered|bayar|paid|change|baki|esp[eè]ces|bar|bargeld|contant|efectivo|entregado"
-    r"|cambio|visa|mastercard|amex|card|karte|kredit|debit)(?![a-z])|^\^?pay$",
+    rf"{CASH_RE.pattern}|{CHANGE_RE.pattern}"
+    r"|(?<![a-z])(?:paid|visa|mastercard|amex|card|karte|kredit|debit)(?![a-z])|^\^?pay$",
     re.I,
 )
 LABEL_WORDS = 3  # words of a label key

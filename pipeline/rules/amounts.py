@@ -43,6 +43,10 @@ def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
                 for rank, amount in enumerate(reversed(right)):
                     score = label.weight * (1.0 if rank == 0 else 0.5) + _amount_quality(amount)
                     cands[label.kind].append(Cand(amount.value, score, line, reading_order(line)))
+                if label.kind == "total_amount":
+                    for kind, amount in _net_and_tax(right).items():
+                        score = label.weight * 0.5 + _amount_quality(amount)
+                        cands[kind].append(Cand(amount.value, score, line, reading_order(line)))
                 continue
             if _other_text_right(line, label, end):
                 continue
@@ -55,6 +59,18 @@ def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
                     )
                     break
     return cands
+
+
+def _net_and_tax(right: list[AmountMatch]) -> dict[str, AmountMatch]:
+    """The sum row of a table with net and tax columns, printed after a total label: "合计
+    ¥224,878.78 ¥14,969.38" (the 金额 and 税额 columns of a Chinese VAT invoice, whose total is
+    the 价税合计 line below), "Summe 100,00 19,00 119,00". The first amount may be the subtotal
+    and the second the tax: candidates that the arithmetic of ``choose_amounts`` confirms or not."""
+    if len(right) not in (2, 3) or not abs(right[1].value) < abs(right[0].value):
+        return {}
+    if len(right) == 3 and not agree(right[0].value + right[1].value, right[2].value):
+        return {}
+    return {"subtotal": right[0], "tax_amount": right[1]}
 
 
 def _other_text_right(line: TextLine, label: LabelHit, end: int) -> bool:
@@ -92,10 +108,11 @@ def choose_amounts(cands: dict[str, list[Cand]], lines: list[TextLine]) -> dict[
         if fallback:
             top["total_amount"] = [fallback]
     top["subtotal"] = _best_by_value(cands["subtotal"] + _pre_rounding_totals(top), limit=4)
+    top["tax_amount"] = top["tax_amount"][:3] + _tax_by_rate_sum(cands["tax_amount"])
     best, best_score = {}, float("-inf")
     totals = top["total_amount"] or [None]
     options = {
-        k: [None] + top[k][:3]
+        k: [None] + top[k][: 4 if k == "tax_amount" else 3]
         for k in ("subtotal", "tax_amount", "discount", "shipping_cost", "service_charge", "rounding")
     }
     consistent = False
@@ -165,6 +182,22 @@ def _arithmetic_bonus(chosen: dict[str, Cand | None]) -> float:
     return -1.0 if abs(sub) > abs(total) and not agree(abs(sub), abs(total)) and not disc else 0.0
 
 
+def _tax_by_rate_sum(taxes: list[Cand]) -> list[Cand]:
+    """The sum of a tax printed per rate on lines of its own ("Cuota IVA @21% 70,81", "Cuota
+    IVA @10% 6,00"): the document's tax (EN 16931 BT-110 is the sum of the VAT breakdown's
+    BT-117), offered beside each line's amount for the arithmetic to confirm."""
+    by_line: dict[int, Cand] = {}
+    for cand in taxes:
+        key = id(cand.line)
+        if key not in by_line or cand.score > by_line[key].score:
+            by_line[key] = cand
+    rows = sorted(by_line.values(), key=lambda c: c.order)
+    if not 2 <= len(rows) <= 6 or len({cents(c.value) for c in rows}) < len(rows):
+        return []
+    total = sum((c.value for c in rows), Decimal(0))
+    return [Cand(total, min(c.score for c in rows) - 0.5, rows[-1].line, rows[-1].order)]
+
+
 def _pre_rounding_totals(top: dict[str, list[Cand]]) -> list[Cand]:
     """Totals that another total equals plus a printed rounding ("Total 8.48, Rounding 0.02,
     Nett Total 8.50"): the total before rounding, offered as a subtotal candidate."""
@@ -193,6 +226,8 @@ def _choose_paid_balance(best: dict[str, Cand], top: dict[str, list[Cand]]) -> N
                 break
     elif balances:
         best["balance_amount"] = balances[0]
+    if paid is not None and "balance_amount" not in best and total is not None and paid.value < 0 < total.value:
+        paid = Cand(-paid.value, paid.score, paid.line)  # "已付金额 -8,750.00" deducted: 8,750.00 paid
     if paid is not None:
         best["paid_amount"] = paid
     elif total is not None and "balance_amount" in best:

@@ -30,26 +30,35 @@ LABELS: list[tuple[str, float, str]] = [
         rf"|rechnungsbetrag|bruttosumme|bruttobetrag|endbetrag|rechnungssumme(?!{S}ohne)|summe{S}brutto"
         rf"|te{S}betalen|totaal{S}[il]ncl\w*(?:{S}btw)?|factuur{S}totaal|totaalbedrag|importe{S}total"
         rf"|total{S}a{S}pagar|total{S}factura|价税合计|合\s*计|总\s*计|總\s*計|应付金额|รวมทั้งสิ้น|ยอดรวมสุทธิ"
-        rf"|จำนวนเงินรวม|ยอดสุทธิ|jumlah{S}besar|total{S}after{S}adj\w*(?:{S}[il]ncl\w*{S}gst)?)",
+        rf"|จำนวนเงินรวม|ยอดสุทธิ|jumlah{S}besar|total{S}after{S}adj\w*(?:{S}[il]ncl\w*{S}gst)?"
+        rf"|gesamt{S}brutto|(?<![a-z])zu{S}zahlen|net{S}ttc|montant{S}[àa]{S}payer|totale{S}(?:documento|fattura|da{S}pagare)"
+        rf"|netto{S}a{S}pagare|(?<![a-z])da{S}pagare|ยอดที่ต้องชำระ)",
     ),
     (
         "total_amount",
         2.0,
         rf"(?<![a-z])tota[l1](?![a-z])(?!{S}(?:qty|quantity|items?|tem|excl|ht|net|tax|vat|gst|discount|savings))"
-        rf"|(?<![a-z])totaal(?![a-z])|(?<![a-z])summe(?![a-z])|(?<![a-z])jumlah(?![a-z])",
+        rf"|(?<![a-z])totaal(?![a-z])|(?<![a-z])summe(?![a-z])|(?<![a-z])jumlah(?![a-z])"
+        rf"|(?<![a-z])totale(?![a-z])(?!{S}(?:merce|righe|imponibile|iva|imposta|sconto))",
     ),
     (
         "balance_amount",
         3.0,
         rf"balance{S}due|balance(?:{S}\(?{S}if{S}any{S}\)?)?|zahlbetrag|restbetrag|offener{S}betrag"
-        rf"|solde{S}[àa]{S}payer|reste{S}[àa]{S}payer|openstaand(?:{S}bedrag)?|saldo|amount{S}outstanding",
+        rf"|solde{S}[àa]{S}payer|reste{S}[àa]{S}payer|openstaand(?:{S}bedrag)?|saldo|amount{S}outstanding"
+        rf"|noch{S}zu{S}zahlen|nog{S}te{S}betalen|solde{S}d[ûu]|importe{S}pendiente|pendiente{S}de{S}pago|residuo|未付金额|待付金额"
+        rf"|ยอดค้างชำระ|คงเหลือชำระ",
     ),
     (
         "paid_amount",
         3.0,
         rf"amount{S}pa[il1]d|pa[il1]d{S}amount|total{S}pa[il1]d|payment{S}received|erhaltene{S}anzahlungen?"
         rf"|anzahlung(?:en)?|bereits{S}bezahlt|d[ée]j[àa]{S}pay[ée]|acompte{S}vers[ée]|reeds{S}betaald"
-        rf"|voldaan|prepaid|less{S}paid",
+        rf"|voldaan|prepaid|less{S}paid|deposit(?:{S}received)?|bezahlt|betrag{S}erhalten|montant{S}r[ée]gl[ée]"
+        rf"|(?<![a-z])r[ée]gl[ée](?![a-z])|(?<![a-z])pay[ée](?![a-z])|acompte(?:{S}re[çc]u)?|d[ée]j[àa]{S}r[ée]gl[ée]"
+        rf"|(?<![a-z])betaald|aanbetaling|vooruitbetaling|importe{S}pagado|pagado(?:{S}a{S}cuenta)?|cobrado"
+        rf"|anticipo|entregado{S}a{S}cuenta|importo{S}pagato|pagato|saldato|acconto(?:{S}ricevuto)?"
+        rf"|gi[àa]{S}pagato|已付款|已收款|实付金额|预付款|已付定金|已付金额|ชำระแล้ว|รับชำระ|(?:หัก)?เงินมัดจำ",
     ),
     (
         "subtotal",
@@ -59,7 +68,10 @@ LABELS: list[tuple[str, float, str]] = [
         rf"(?:{S}of)?(?:{S}(?:gst|vat|tax|btw|mwst|ust))?|total{S}sales{S}\(?{S}excl\w*(?:{S}of)?{S}gst\)?"
         rf"|net{S}amount|net{S}total|exclusief{S}btw|excl\.?{S}btw|totaal{S}excl\w*(?:{S}btw)?"
         rf"|positionssumme|summe{S}positionen|rechnungssumme{S}ohne{S}ust\.?|warenwert|grondslag|base{S}ht"
-        rf"|importe{S}neto|base{S}imponible|小\s*计|不含税金额|金额合计|ราคาก่อนภาษี|รวมเงิน",
+        rf"|importe{S}neto|(?:total{S})?base{S}imp(?:onible|\.)|小\s*计|不含税金额|金额合计|ราคาก่อนภาษี|รวมเงิน"
+        rf"|sous{S}-?{S}total(?:{S}ht)?|total{S}brut(?:{S}ht)?|totaal{S}artikelen|netto{S}bedrag|(?<![a-z])suma(?![a-z])"
+        rf"|importe{S}bruto|totale{S}(?:merce|righe|imponibile)|tot\.?{S}imponibile|imponibile|มูลค่าสินค้า"
+        rf"|(?<![\u0e00-\u0e7f])รวม(?![\u0e00-\u0e7f])|gesamt{S}netto|nettosumme",
     ),
     (
         "tax_amount",
@@ -68,27 +80,30 @@ LABELS: list[tuple[str, float, str]] = [
         rf"|mwst\.?|(?<![a-z])ust\.?(?![a-z])|umsatzsteuer(?:betrag)?|steuerbetrag|mehrwertsteuer"
         rf"|(?<![a-z])tva(?![a-z])|(?<![a-z])btw(?![a-z])|(?<![a-z])iva(?![a-z])|税\s*额|税\s*金"
         rf"|ภาษีมูลค่าเพิ่ม|total{S}(?:gst|vat|tax(?:es)?|tva|mwst)|tax{S}amount|montant{S}tva|btw{S}bedrag"
-        rf"|cuota{S}iva|vat{S}amount|gst{S}amount",
+        rf"|cuota{S}iva|vat{S}amount|gst{S}amount|total{S}iva|imposta|增值税(?!专用|普通|电子|发票)",
     ),
     (
         "discount",
         2.0,
         rf"discount|rabatt|nachlass|gesamtbetrag{S}der{S}abschl[äa]ge|abschl[äa]ge|remise|r[ée]duction"
-        rf"|korting|descuento|折\s*扣|ส่วนลด|credits?(?![a-z])",
+        rf"|korting|descuento|折\s*扣|ส่วนลด|credits?(?![a-z])|escompte|(?<![a-z])dto\.?(?:{S}pronto{S}pago)?|sconto"
+        rf"|abbuono|优\s*惠",
     ),
     (
         "shipping_cost",
         2.0,
         rf"shipping(?:{S}(?:&|and){S}handling)?|delivery(?:{S}(?:charges?|fee))?|freight|postage"
         rf"|versandkosten|versand|fracht|porto|frais{S}de{S}port|frais{S}d.envoi|livraison"
-        rf"|verzendkosten|verzending|gastos{S}de{S}env[ií]o|env[ií]o|运\s*费|ค่าขนส่ง",
+        rf"|verzendkosten|verzending|gastos{S}de{S}env[ií]o|env[ií]o|运\s*费|ค่าขนส่ง|bezorgkosten|vracht|portes"
+        rf"|transporte|spese{S}di{S}(?:spedizione|trasporto)|trasporto|配送费|物流费|ค่าจัดส่ง",
     ),
     ("shipping_cost", 1.0, rf"gesamtbetrag{S}der{S}zuschl[äa]ge|zuschl[äa]ge"),
     (
         "service_charge",
         2.0,
         rf"service{S}charge|s(?:e?rv|vc){S}ch(?:g|arge)|service{S}fee|servicegeb[üu]hr|frais{S}de{S}service|服务费"
-        rf"|ค่าบริการ",
+        rf"|ค่าบริการ|bearbeitungsgeb[üu]hr|frais{S}de{S}dossier|servicekosten|administratiekosten"
+        rf"|cargo{S}por{S}servicio|gastos{S}de{S}gesti[oó]n|spese{S}di{S}servizio|spese{S}incasso",
     ),
     ("rounding", 2.0, rf"rounding(?:{S}adj\w*)?|round{S}adj\w*|arrondi|rundung|afronding|redondeo"),
     (
@@ -107,23 +122,24 @@ LABELS: list[tuple[str, float, str]] = [
         rf"|doc(?:ument)?{S}no\.?|rechnungs{S}?(?:nr|nummer|no)\.?|rechnung{S}(?:nr|#)\.?|beleg{S}?nr\.?"
         rf"|belegnummer|factuur{S}?(?:nummer|nr)\.?|n°{S}de{S}facture|num[ée]ro{S}de{S}facture"
         rf"|facture{S}n°|num[eé]ro{S}de{S}factura|factura{S}n[oº°]\.?|发票号码|发票号|單\s*號|单\s*号"
-        rf"|เลขที่ใบกำกับภาษี|เลขที่ใบเสร็จ|no\.?{S}invois|invoice{S}#"
+        rf"|เลข[ทก]ี่?{S}?(?:ใบกำกับภาษี|ใบเสร็จ|เอกสาร)|no\.?{S}invois|invoice{S}#"
         # receipts and the Romance languages' "number of the invoice" ("Reçu n°", "Numero fattura")
-        rf"|(?:receipt|re[cç]u|recibo|ricevuta|quittung|ticket){S}(?:#|n[o°º]\.?|n\.|nr\.?|number|num[ée]ro)"
+        rf"|(?:receipt|re[cç]u|recibo|ricevuta|quittung|ticket){S}(?:#|n[o°º2]\.?|n\s?\.|nr\.?|number|num[ée]ro)"
         rf"|num[eé]ro{S}(?:de{S})?(?:fattura|factura|documento|recibo|ricevuta)|fattura{S}n[°o]\.?"
-        rf"|n\.?{S}documento|单据编号|小票号|票据号|收据编号|เลขที่เอกสาร"
+        rf"|n\.?{S}documento|单据编号|小票号|票据号|收据编号|通知单编号"
         # credit notes, till receipts and cash bills: their own number ("Gutschriftsnummer",
         # "Nota di credito n.", "Bonnr.", "N° de ticket", "CS No", "Documento n.")
         rf"|(?:gutschrift|credit{S}note|creditnota|nota{S}di{S}credito|avoir|abono|documento|scontrino|fattura"
         rf"|bon|kassabon|ticket|transactie|cs|cash{S}bill|cash{S}sale)"
-        rf"{S}(?:s?nummer|s?nr\.?|n[o°º]\.?|n\.|#|number|num[ée]ro)"
-        rf"|n[°º]{S}(?:de{S})?(?:abono|ticket|avoir|reçu|recibo)|n[°º]{S}d'avoir|bonnummer|bonnr\.?|transactie(?![a-z]))",
+        rf"{S}(?:s?nummer|s?nr\.?|n[o°º]\.?|n\s?\.|#|number|num[ée]ro)(?:{S}(?:fattura|factura|facture|documento))?"
+        rf"|n[°ºo]\.?{S}(?:de{S})?(?:abono|ticket|avoir|reçu|recibo|rectificativa)|n[°º]{S}d'avoir|bonnummer|bonnr\.?|transactie(?![a-z]))",
     ),
     (
         "invoice_number",
         1.5,
         rf"(?<![a-z])(?:invoice|factuur|facture|rechnung|factura|avoir|credit{S}note|gutschrift"
-        rf"|\w+rechnung|rechnungskorrektur)(?![a-z])|(?<![a-z])nr\.(?![a-z])|เลขที่|^\W*nummer(?![a-z])",
+        rf"|\w+rechnung|rechnungskorrektur)(?![a-z])|(?<![a-z])nr\.(?![a-z])|เล[ขย][ทก]ี่?|^\W*nummer(?![a-z])"
+        rf"|^\W*n[uú]m[eé]ro(?![a-z])",
     ),
     (
         "invoice_date",
@@ -146,7 +162,8 @@ LABELS: list[tuple[str, float, str]] = [
         rf"|f[äa]lligkeit(?![a-z])"
         rf"|zahlungsziel|zahlbar{S}bis|vervaldatum|vervaldag|date{S}d.[ée]ch[ée]ance|[ée]ch[ée]ance"
         rf"|date{S}limite{S}de{S}paiement|fecha{S}de{S}vencimiento|vencimiento|到期日|付款期限"
-        rf"|ครบกำหนดชำระ|วันครบกำหนด",
+        rf"|ครบกำหนดชำระ|วันครบกำหนด|กำหนดชำระ|(?:ชำระ)?ภายในวันที่|data{S}(?:di{S})?scadenza|scadenza|scad\.|付款截止日期|付款日期"
+        rf"|uiterste{S}betaaldatum|te{S}betalen{S}v[oó][oó]r|[àa]{S}r[ée]gler{S}avant(?:{S}le)?|(?<![a-z])vence",
     ),
     (
         "other_date",
@@ -154,7 +171,8 @@ LABELS: list[tuple[str, float, str]] = [
         rf"order{S}date|delivery{S}date|ship(?:ping)?{S}date|leistungsdatum|lieferdatum|liefer-?{S}und"
         rf"{S}leistungsdatum|orderdatum|besteldatum|leverdatum|date{S}de{S}(?:livraison|commande)"
         rf"|check{S}in|check{S}out|billing{S}period|abrechnungszeitraum|period(?:e)?|zeitraum|bis"
-        rf"|fecha{S}de{S}entrega|printed|(?<![a-z])time(?![a-z])",
+        rf"|fecha{S}de{S}entrega|printed|(?<![a-z])time(?![a-z])|date{S}de{S}prestation|fecha{S}de{S}servicio"
+        rf"|data{S}(?:di{S})?consegna|交货日期|发货日期|วันที่ส่งของ",
     ),
     (
         "ignore",
@@ -211,6 +229,20 @@ LABELS: list[tuple[str, float, str]] = [
         rf"|vendeur|fournisseur|emisor|proveedor|销售方|销货单位|卖\s*方|ผู้ขาย|service{S}provider",
     ),
 ]
+
+
+# What was tendered and what was given back, in the languages of the lexicon: a total printed
+# again beside them is no total ("Gegeben 100,00", "Entregado 80,00", "เงินสด 13,650.00"). The
+# scorer's cash and change features (``pipeline.decision.candidates``) and the vendor profile's
+# tender labels (``pipeline.profiles.lessons``) read these.
+CASH_RE = re.compile(
+    r"(?<![a-z])(?:cash|tunai|tendered|bayar|esp[eè]ces|bar(?:geld)?|gegeben|contant|efectivo|entregado"
+    r"|contanti)(?![a-z])|现\s*金|实\s*收|เงินสด|รับเงิน",
+    re.I,
+)
+CHANGE_RE = re.compile(
+    r"(?<![a-z])(?:change|baki|rendu|r[üu]ckgeld|wisselgeld|cambio|resto)(?![a-z])|找\s*零|เงินทอน", re.I
+)
 
 
 def either_sara_am(pattern: str) -> str:

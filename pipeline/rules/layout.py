@@ -175,6 +175,9 @@ def value_text(lines: list[TextLine], line: TextLine, label: LabelHit) -> list[t
         ]
         if overlaps:
             start = max(overlaps)[1]
+            # The word under the label may be the year of a date that starts left of it
+            # ("9 พ.ย. 2559" under a narrow label): the cell starts where that date does.
+            start = min((d.start for d in below.dates if d.start <= start < d.end), default=start)
             # The value cell runs on to the right until the next label on that line.
             stop = next((lb.start for lb in below.labels if lb.start > start), len(below.text))
             out.append((below.text[start:stop], below, start))

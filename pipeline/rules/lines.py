@@ -35,7 +35,7 @@ _COL_RES = {k: re.compile(either_sara_am(rf"(?<![a-z])(?:{v})(?![a-z])"), re.I) 
 
 _STOP_RE = re.compile(
     r"(?<![a-z])(?:sub\s*-?\s*total|total|totaal|summe|gesamt|montant\s*total|total\s*ht|subtotaal"
-    r"|zwischensumme|合\s*计|รวม|exclusief|tax\s*summary|gst\s*summary|umsatzsteuer"
+    r"|zwischensumme|合\s*计|小\s*计|总\s*计|^[\d\s.]*รวม|exclusief|tax\s*summary|gst\s*summary|umsatzsteuer"
     r"|(?:prices|prijzen|preise|prix)\s+(?:are\s+|zijn\s+|sind\s+)?(?:incl|inkl|inclusief|including))",
     re.I,
 )
@@ -87,7 +87,9 @@ def _table_rows(
 
     A row is a line with letters and an amount in the right quarter of the table, or a line with
     letters whose amount sits alone on the line below (two-line rows of e-invoice renderings).
-    A subtotal row that equals the sum of the rows above it closes a section, not the table.
+    A subtotal row that equals the sum of the rows above it closes a section, not the table,
+    unless what follows is a charge rather than a row ("小计 18,264.99 / 物流费 41.65": one amount
+    where each row above printed its quantity or price too).
     """
     rows: list[list[TextLine]] = []
     section, index, last_y = 0, start, header.bbox[3]
@@ -104,12 +106,23 @@ def _table_rows(
             continue
         nxt = lines[index + 1] if index + 1 < len(lines) else None
         row = _row_at(line, nxt, header, rows)
+        if row and section and section == len(rows) and _charge_after_rows(row, rows):
+            break
         if row:
             rows.append(row)
             index += len(row) == 2
         last_y = lines[index].bbox[3]
         index += 1
     return rows, index
+
+
+def _charge_after_rows(row: list[TextLine], rows: list[list[TextLine]]) -> bool:
+    """Whether ``row`` prints a single amount where every row of ``rows`` printed several."""
+
+    def count(lines: list[TextLine]) -> int:
+        return sum(len(line.amounts) for line in lines)
+
+    return count(row) == 1 and all(count(r) >= 2 for r in rows)
 
 
 def _row_at(line: TextLine, nxt: TextLine | None, header: TextLine, rows: list) -> list | None:

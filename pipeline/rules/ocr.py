@@ -1,9 +1,10 @@
 """OCR repairs of the rules extractor: typical misreadings of numbers undone before parsing.
 
 OCR engines (rapidocr above all) read ``0`` as ``O``, ``1`` as ``l`` or ``I`` inside numbers
-("475OO", "1OO.00") and a dollar sign as ``S`` ("S8.20"). This module owns fixing such words
-of OCR'd pages, conservatively: letters inside a token made of digits only, and ``S`` as ``$``
-only when the document prints dollar amounts elsewhere. Text-layer pages are never changed.
+("475OO", "1OO.00"), ``O`` as ``0`` inside capitalised words ("BR00KS LTD") and a dollar sign
+as ``S`` ("S8.20"). This module owns fixing such words of OCR'd pages, conservatively: letters
+inside a token made of digits only, zeros between capitals in a token of letters only, and ``S``
+as ``$`` only when the document prints dollar amounts elsewhere. Text-layer pages are never changed.
 Standard library only; pipeline must not import ``api`` or ``appliance``.
 """
 
@@ -17,6 +18,8 @@ _NUMERIC_TOKEN_RE = re.compile(
     r"(?![A-Za-z0-9])"
 )
 _DIGIT_FOR = str.maketrans({"O": "0", "o": "0", "I": "1", "l": "1"})
+# The other way round: a capital O read as a zero inside a capitalised word ("BR00KS LTD").
+_LETTER_WORD_RE = re.compile(r"(?<![\w-])(?:[A-Z]+0+)+[A-Z]+(?![\w-])")
 # "S8.20": a dollar sign read as S, glued to an amount with cents.
 _S_DOLLAR_RE = re.compile(r"(?<![A-Za-z0-9$])S(?=\d{1,6}[.,]\d{2}(?![\d%]))")
 _DOLLAR_AMOUNT_RE = re.compile(r"\$\s?\d")
@@ -37,6 +40,12 @@ def _fix_number(match: re.Match) -> str:
     return (match.group("cur") or "") + num.translate(_DIGIT_FOR)
 
 
+def _fix_letters(match: re.Match) -> str:
+    """A capitalised word with zeros for its O's, when it has three letters or more."""
+    word = match.group(0)
+    return word.replace("0", "O") if sum(ch.isalpha() for ch in word) >= 3 else word
+
+
 # Word boundaries that OCR dropped: "deLattreAlexis", "NettTotal", "InvoiceINV/2023/03/0008",
 # "n°562044387du02Juillet2015". Not inside "GmbH", "iPad" or "McDonald", not before "1st".
 _GLUED_RE = re.compile(
@@ -51,10 +60,12 @@ def fix_ocr_word(text: str, dollars: bool = False) -> str:
     """One OCR'd word (or phrase) with misread digits repaired.
 
     ``"475OO"`` -> ``"47500"``, ``"RM1O.5O"`` -> ``"RM10.50"``; words with other letters
-    ("ES1OOO1L", "LOT") stay as they are. With ``dollars`` (the document prints ``$`` amounts),
-    ``"Total:S8.20"`` -> ``"Total:$8.20"``; ``"300∈"`` -> ``"300€"``.
+    ("ES1OOO1L", "LOT") stay as they are; ``"BR00KS"`` -> ``"BROOKS"`` (zeros between capitals).
+    With ``dollars`` (the document prints ``$`` amounts), ``"Total:S8.20"`` -> ``"Total:$8.20"``;
+    ``"300∈"`` -> ``"300€"``.
     """
     text = _NUMERIC_TOKEN_RE.sub(_fix_number, text).translate(_SYMBOL_FOR)
+    text = _LETTER_WORD_RE.sub(_fix_letters, text)
     text = " ".join(token if _WEB_RE.search(token) else _GLUED_RE.sub(" ", token) for token in text.split(" "))
     if dollars:
         text = _S_DOLLAR_RE.sub("$", text)

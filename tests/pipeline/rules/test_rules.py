@@ -146,6 +146,15 @@ def test_ocr_word_repairs_digits_and_dollar_sign():
     assert fix_ocr_word("300∈HT") == "300€HT"
 
 
+def test_ocr_word_repairs_zeros_read_for_the_o_of_a_capitalised_word():
+    from pipeline.rules.ocr import fix_ocr_word
+
+    assert fix_ocr_word("BR00KS LTD") == "BROOKS LTD"
+    # ids, codes and short words keep their zeros
+    for word in ("OR18-26792", "PO0123", "A0B", "SR0", "ID:A100B", "7-ELEVEN"):
+        assert fix_ocr_word(word) == word
+
+
 def test_glued_colon_amount_and_dotted_time_after_date():
     assert parse_amount("Rounding:RM0.02") == Decimal("0.02")
     assert parse_amount("Time 18:24") is None
@@ -842,6 +851,13 @@ def test_a_paid_invoice_reads_its_amount_due_of_zero_as_the_balance():
         ("CS No:", "CS2018-90159"),
         ("Documento n.:", "R/2016/11/4421"),
         ("收据编号:", "OR15-24135"),
+        # the text layer spaces "n . :"; OCR reads "º" as "2" and drops Thai tone marks
+        ("Ricevuta n . :", "44914"),
+        ("Recibo n2:", "201675732"),
+        ("FATTURA Numero fattura:", "74414"),
+        ("Numéro:", "10199"),
+        ("No ticket:", "12345"),
+        ("เลขทีใบเสร็จ :", "0050078"),
     ],
 )
 def test_credit_note_and_till_receipt_number_labels(label, number):
@@ -882,3 +898,171 @@ def test_thai_labels_match_the_nfkc_text_layer_and_either_spelling_of_sara_am():
         assert [(i["description"], i["quantity"], i["line_total"]) for i in items] == [
             ("เมล็ดกาแฟคั่ว", 2, Decimal("1275.98"))
         ], spelling
+
+
+def test_the_sum_row_of_a_net_and_tax_table_is_no_total():
+    """A Chinese VAT invoice sums its 金额 and 税额 columns on the "合 计" row; the total is the
+    价税合计 line below (the net 224,878.78 had been read as the total)."""
+    doc = text_page(
+        "40: 40 增值税专用发票 | 300 发票号码: 81091409",
+        "200: 40 货物或应税劳务、服务名称 | 330 数量 | 370 单价 | 420 金额 | 470 税率 | 510 税额",
+        "215: 40 人体工学办公椅 | 330 106 | 370 1,921.90 | 420 224,878.78 | 470 6% | 510 14,969.38",
+        "230: 40 合 计 | 420 ¥224,878.78 | 510 ¥14,969.38",
+        "245: 40 价税合计 (大写) ⊗贰拾叁万玖仟捌佰肆拾捌圆壹角陆分 | 420 (小写) ¥239,848.16",
+    )
+    fields = extract_rules(doc).fields
+    assert (fields["subtotal"], fields["tax_amount"], fields["total_amount"]) == (
+        Decimal("224878.78"),
+        Decimal("14969.38"),
+        Decimal("239848.16"),
+    )
+
+
+def test_a_tax_printed_per_rate_sums_to_the_document_tax():
+    doc = text_page(
+        "300: 60 Base imponible | 400 660,29",
+        "315: 60 Cuota IVA @21% | 400 70,81",
+        "330: 60 Cuota IVA @10% | 400 6,00",
+        "345: 60 Cuota IVA @4% | 400 10,53",
+        "360: 60 Importe total EUR | 400 747,63",
+    )
+    fields = extract_rules(doc).fields
+    assert (fields["subtotal"], fields["tax_amount"], fields["total_amount"]) == (
+        Decimal("660.29"),
+        Decimal("87.34"),
+        Decimal("747.63"),
+    )
+
+
+def test_charges_after_the_subtotal_of_a_table_are_no_line_items():
+    doc = text_page(
+        "200: 40 货物或应税劳务、服务名称 | 250 数量 | 300 单位 | 350 单价 | 450 金额",
+        "215: 40 铜芯电缆 2.5平方 | 250 19.43 | 300 米 | 350 23.51 | 450 456.80",
+        "230: 40 办公桌 | 250 1 | 300 件 | 350 3,753.99 | 450 3,753.99",
+        "245: 40 小计 | 450 4,210.79",
+        "260: 40 物流费 | 450 41.65",
+        "275: 40 服务费 10% | 450 421.08",
+        "290: 40 合计 | 450 4,673.52",
+        "305: 40 增值税 13% | 450 607.56",
+        "320: 40 合计金额 CNY | 450 5,281.08",
+    )
+    result = extract_rules(doc)
+    assert [item["line_total"] for item in result.line_items] == [Decimal("456.80"), Decimal("3753.99")]
+    fields = result.fields
+    assert (fields["subtotal"], fields["shipping_cost"], fields["service_charge"], fields["tax_amount"]) == (
+        Decimal("4210.79"),
+        Decimal("41.65"),
+        Decimal("421.08"),
+        Decimal("607.56"),
+    )
+    assert fields["total_amount"] == Decimal("5281.08")
+
+
+def test_a_thai_row_whose_description_says_including_stays_a_row():
+    """ "รวม" starts a Thai total line ("รวม ฿139,102.55"), but inside a description it means
+    "including" ("ค่าลิขสิทธิ์ซอฟต์แวร์รายปี รวมค่าติดตั้ง": licence, installation included)."""
+    doc = text_page(
+        "200: 40 ลำดับ | 70 รายการสินค้า | 300 จำนวน | 360 ราคา/หน่วย | 460 จำนวนเงิน",
+        "215: 40 1 | 70 ตลับหมึกโทนเนอร์สีดำ | 300 19 | 360 3,832.90 | 460 72,825.10",
+        "230: 40 2 | 70 ค่าลิขสิทธิ์ซอฟต์แวร์รายปี รวมค่าติดตั้ง | 300 11 | 360 17,263.99 | 460 189,903.89",
+        "245: 40 รวม | 460 ฿262,728.99",
+    )
+    assert [item["line_total"] for item in extract_rules(doc).line_items] == [
+        Decimal("72825.10"),
+        Decimal("189903.89"),
+    ]
+
+
+def test_a_date_under_a_narrow_label_is_read_from_its_first_word():
+    """The word under the label "Date" is the year of "12 March 2024", which starts left of the
+    label: the cell starts at the date, not at the date of the next column."""
+    doc = text_page(
+        "40: 40 Kleine Laden GmbH | size 16",
+        "100: 300 Date | 400 Pay by",
+        "115: 240 12 March 2024 | 400 30 March 2024",
+        "400: 300 Total | 480 120.00",
+    )
+    fields = extract_rules(doc).fields
+    assert (fields["invoice_date"], fields["due_date"]) == ("2024-03-12", "2024-03-30")
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        (
+            ("Imponibile | 100,00", "Spese di spedizione | 10,00", "IVA 22% | 24,20", "Totale documento | 134,20"),
+            {"subtotal": "100.00", "shipping_cost": "10.00", "tax_amount": "24.20", "total_amount": "134.20"},
+        ),
+        (
+            ("Totale merce | 200,00", "Sconto | -20,00", "Imposta | 39,60", "Totale | 219,60", "Acconto | 100,00"),
+            {"subtotal": "200.00", "discount": "20.00", "total_amount": "219.60", "paid_amount": "100.00"},
+        ),
+        (
+            ("Sous-total | 50,00", "Frais de dossier | 5,00", "TVA | 11,00", "Net TTC | 66,00"),
+            {"subtotal": "50.00", "service_charge": "5.00", "total_amount": "66.00"},
+        ),
+        (
+            ("Netto bedrag | 80,00", "Bezorgkosten | 5,00", "BTW | 17,85", "Totaal | 102,85", "Nog te betalen | 2,85"),
+            {"subtotal": "80.00", "shipping_cost": "5.00", "total_amount": "102.85", "balance_amount": "2.85"},
+        ),
+        (
+            ("Total base imponible | 10,00", "Total IVA | 2,10", "Total a pagar | 12,10"),
+            {"subtotal": "10.00", "tax_amount": "2.10", "total_amount": "12.10"},
+        ),
+        (
+            (
+                "小计 | 18,264.99",
+                "物流费 | 41.65",
+                "增值税 13% | 2,379.86",
+                "合计金额 | 20,686.50",
+                "已付金额 | -8,750.00",
+            ),
+            {"shipping_cost": "41.65", "tax_amount": "2379.86", "total_amount": "20686.50", "paid_amount": "8750.00"},
+        ),
+    ],
+)
+def test_amount_labels_of_italian_french_dutch_spanish_and_chinese_invoices(rows, expected):
+    doc = text_page(*(f"{300 + 15 * i}: 60 {row.replace(' | ', ' | 400 ')}" for i, row in enumerate(rows)))
+    fields = extract_rules(doc).fields
+    assert {name: str(fields.get(name)) for name in expected} == expected
+
+
+@pytest.mark.parametrize(
+    ("header", "values", "expected"),
+    [
+        (
+            "Datum | 300 Te betalen voor | 450 Leverdatum",
+            "1 juli 2013 | 300 15 juli 2013 | 450 24 juni 2013",
+            ("2013-07-01", "2013-07-15"),
+        ),
+        (
+            "Data fattura | 300 Data scadenza | 450 Data consegna",
+            "01/07/2013 | 300 15/07/2013 | 450 24/06/2013",
+            ("2013-07-01", "2013-07-15"),
+        ),
+        (
+            "开票日期 | 300 付款截止日期 | 450 发货日期",
+            "2013-07-01 | 300 2013-07-15 | 450 2013-06-24",
+            ("2013-07-01", "2013-07-15"),
+        ),
+    ],
+)
+def test_due_and_delivery_date_labels_of_dutch_italian_and_chinese_invoices(header, values, expected):
+    doc = text_page(
+        "40: 40 Kleine Laden | size 16", f"100: 150 {header}", f"115: 150 {values}", "400: 300 Total | 480 1,00"
+    )
+    fields = extract_rules(doc).fields
+    assert (fields["invoice_date"], fields["due_date"]) == expected
+
+
+def test_thai_pay_by_sentence_gives_the_due_date_not_the_invoice_date():
+    """ "ชำระภายในวันที่ 11 ธ.ค. 2560" is "pay by 11 Dec 2017": the word for "date" inside it is
+    no invoice-date label."""
+    doc = text_page(
+        "100: 40 เลขที่ | 200 วันที่",
+        "115: 40 0021367 | 200 11 พ.ย. 2560",
+        "400: 300 รวมทั้งสิ้น | 480 ฿1,000.00",
+        "420: 40 เงื่อนไขการชำระเงิน: ชำระภายในวันที่ 11 ธ.ค. 2560",
+    )
+    fields = extract_rules(doc).fields
+    assert (fields["invoice_date"], fields["due_date"]) == ("2017-11-11", "2017-12-11")
