@@ -34,6 +34,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -244,14 +245,23 @@ def model_sample(docs: list[TrainDoc], limit: int) -> list[TrainDoc]:
     return out
 
 
+def answer_key(item: TrainDoc) -> str:
+    """The key of a document's cached model answer: its key and a digest of the text the model
+    read, so that an answer to a reading the pipeline no longer produces (a reader fixed since)
+    is asked again, not reused: a clean clone must build the committed scorer."""
+    return f"{item.key}#{hashlib.sha256(item.doc.text.encode()).hexdigest()[:16]}"
+
+
 def collect_answers(docs: list[TrainDoc], args) -> dict[str, dict]:
     """The model's header answers (JSON values) of up to ``args.model_limit`` documents
-    (``model_sample``), from ``args.answers`` where it has them; the others are asked now and
-    saved."""
+    (``model_sample``), from ``args.answers`` where it has them for the text read now
+    (``answer_key``); the others are asked now and saved (answers to other texts are dropped)."""
     path: Path = args.answers
-    answers = json.loads(path.read_text()) if path.is_file() else {}
     chosen = model_sample(docs, args.model_limit)
-    todo = [d for d in chosen if d.key not in answers]
+    wanted = {answer_key(d) for d in chosen}
+    cached = json.loads(path.read_text()) if path.is_file() else {}
+    answers = {k: v for k, v in cached.items() if k in wanted}
+    todo = [d for d in chosen if answer_key(d) not in answers]
     if todo:
         from models.registry import load_llm
 
@@ -261,14 +271,14 @@ def collect_answers(docs: list[TrainDoc], args) -> dict[str, dict]:
         for done, item in enumerate(todo, 1):
             work = tool.work(JobContext(item.key, "image/png"), doc=item.doc, steps=UP_TO_RULES)
             MODEL_STEP.run(work, tool.kit)
-            answers[item.key] = to_json(work.answer.fields) if work.answer else {}
+            answers[answer_key(item)] = to_json(work.answer.fields) if work.answer else {}
             if done % 10 == 0 or done == len(todo):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(answers, indent=0, sort_keys=True))
                 print(
                     f"  model {done}/{len(todo)} ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True
                 )
-    return {d.key: answers[d.key] for d in chosen if d.key in answers}
+    return {d.key: answers[answer_key(d)] for d in chosen if answer_key(d) in answers}
 
 
 # Sources whose truth is an e-invoice's XML, not what its page prints.

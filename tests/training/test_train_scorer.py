@@ -4,6 +4,8 @@ pipeline's Scorer."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -250,3 +252,31 @@ def test_an_e_invoice_page_that_does_not_print_its_xml_values_is_not_learnt_from
     assert ts.unprinted_fields(docs) == {"zugferd-corpus:RE-503": {"total_amount"}}
     kept = ts.without_unprinted(docs)
     assert [d.asked for d in kept] == [["invoice_date", "vendor_name"]] * 2 + [asked]  # a synthetic page: a miss
+
+
+def test_a_cached_model_answer_is_asked_again_when_the_reading_changed(tmp_path, monkeypatch):
+    """Answers are cached under the text the model read: an answer to a text the reader no
+    longer produces is not reused (a clean clone must build the committed scorer)."""
+    from pipeline.document import DocumentText
+
+    def item(text: str) -> ts.TrainDoc:
+        return ts.TrainDoc("synth:a:text_layer", DocumentText.of_text(text), {}, [], "g", "synth", "text_layer")
+
+    class Asked(Exception):
+        pass
+
+    def load_llm(*args, **kwargs):
+        raise Asked
+
+    old, new = item("รวมท ั้ งส ิ้ น 100.00"), item("รวมทั้งสิ้น 100.00")
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps({ts.answer_key(old): {"total_amount": "1.00"}}))
+    monkeypatch.setattr(ts, "model_sample", lambda docs, limit: list(docs))
+    monkeypatch.setattr("models.registry.load_llm", load_llm)
+
+    class Args:
+        answers, model_limit, threads, adapter = path, 1, 1, None
+
+    assert ts.collect_answers([old], Args) == {"synth:a:text_layer": {"total_amount": "1.00"}}
+    with pytest.raises(Asked):  # the reading changed: the model is asked again
+        ts.collect_answers([new], Args)
