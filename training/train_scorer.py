@@ -258,10 +258,10 @@ def collect_answers(docs: list[TrainDoc], args) -> dict[str, dict]:
     (``answer_key``); the others are asked now and saved (answers to other texts are dropped)."""
     path: Path = args.answers
     chosen = model_sample(docs, args.model_limit)
-    wanted = {answer_key(d) for d in chosen}
+    keys = {d.key: answer_key(d) for d in chosen}
     cached = json.loads(path.read_text()) if path.is_file() else {}
-    answers = {k: v for k, v in cached.items() if k in wanted}
-    todo = [d for d in chosen if answer_key(d) not in answers]
+    answers = {k: v for k, v in cached.items() if k in keys.values()}
+    todo = [d for d in chosen if keys[d.key] not in answers]
     if todo:
         from models.registry import load_llm
 
@@ -271,14 +271,14 @@ def collect_answers(docs: list[TrainDoc], args) -> dict[str, dict]:
         for done, item in enumerate(todo, 1):
             work = tool.work(JobContext(item.key, "image/png"), doc=item.doc, steps=UP_TO_RULES)
             MODEL_STEP.run(work, tool.kit)
-            answers[answer_key(item)] = to_json(work.answer.fields) if work.answer else {}
+            answers[keys[item.key]] = to_json(work.answer.fields) if work.answer else {}
             if done % 10 == 0 or done == len(todo):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(answers, indent=0, sort_keys=True))
                 print(
                     f"  model {done}/{len(todo)} ({time.perf_counter() - started:.0f} s)", file=sys.stderr, flush=True
                 )
-    return {d.key: answers[answer_key(d)] for d in chosen if answer_key(d) in answers}
+    return {d.key: answers[keys[d.key]] for d in chosen if keys[d.key] in answers}
 
 
 # Sources whose truth is an e-invoice's XML, not what its page prints.

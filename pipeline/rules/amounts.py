@@ -108,13 +108,13 @@ def choose_amounts(cands: dict[str, list[Cand]], lines: list[TextLine]) -> dict[
         if fallback:
             top["total_amount"] = [fallback]
     top["subtotal"] = _best_by_value(cands["subtotal"] + _pre_rounding_totals(top), limit=4)
-    top["tax_amount"] = top["tax_amount"][:3] + _tax_by_rate_sum(cands["tax_amount"])
     best, best_score = {}, float("-inf")
     totals = top["total_amount"] or [None]
     options = {
-        k: [None] + top[k][: 4 if k == "tax_amount" else 3]
+        k: [None] + top[k][:3]
         for k in ("subtotal", "tax_amount", "discount", "shipping_cost", "service_charge", "rounding")
     }
+    options["tax_amount"] += _tax_by_rate_sum(cands["tax_amount"])
     consistent = False
     for total in totals:
         for combo in itertools.product(*options.values()):
