@@ -22,7 +22,8 @@
 4. **Fit**: one LightGBM ranking model (lambdarank) per key field; out-of-fold raw scores over 5 folds grouped by shop,
    e-invoice producer or synthetic document (``training.dataset.fold_of``); a verifier per field
    (LightGBM binary: is the top candidate right?) on those out-of-fold scores, itself out of fold;
-   per field the calibration input (the top candidate's ``top_share`` or the verifier's score)
+   per field the calibration input (``pooled_share``: the top value's share of the softmax, or
+   the verifier's score)
    whose cross-fitted isotonic probabilities have the lower Brier score; and from the
    out-of-fold document probabilities, per target precision (0.95, 0.98, 0.99), the lowest
    document probability at which the completed documents of the folds reach it.
@@ -59,6 +60,7 @@ from pipeline.decision.scorer import (
     SHARE,
     VERIFIER,
     VERIFIER_HEAD,
+    pooled_share,
     scorable,
     top_share,
     verifier_features,
@@ -431,15 +433,16 @@ def verifier_out_of_fold(groups: list[Group]) -> None:
 
 
 def calibration_input(group: Group, kind: str, plain: bool = False) -> float:
-    """What the isotonic steps read for a group's top candidate: ``top_share`` or the verifier
-    (``plain``: for the page alone's top candidate)."""
-    if plain:
-        return group.plain_verified if kind == VERIFIER else top_share(group.plain_raw)
-    return group.verified if kind == VERIFIER else top(group)[0]
+    """What the isotonic steps read for a group's top candidate: ``pooled_share`` or the
+    verifier (``plain``: for the page alone's top candidate; its candidates are the group's
+    values without the profile's features)."""
+    if kind == VERIFIER:
+        return group.plain_verified if plain else group.verified
+    return pooled_share(group.field, group.plain_raw if plain else group.raw, group.values)
 
 
 def isotonic(raw: list[float], right: list[bool]) -> tuple[list[float], list[float]]:
-    """Isotonic steps (x, y) mapping a calibration input (``top_share`` or the verifier's score)
+    """Isotonic steps (x, y) mapping a calibration input (``pooled_share`` or the verifier's score)
     to P(right) (scikit-learn)."""
     from sklearn.isotonic import IsotonicRegression
 
@@ -563,7 +566,7 @@ def brier(groups: list[Group], probs: dict) -> float:
 
 def choose_inputs(groups: list[Group]) -> tuple[dict[str, str], dict, dict[str, dict[str, float]], dict]:
     """Per field, the calibration input whose out-of-fold probabilities have the lower Brier
-    score (``top_share`` where they tie); the out-of-fold probabilities that follow, the Brier
+    score (``pooled_share`` where they tie); the out-of-fold probabilities that follow, the Brier
     scores of both inputs per field (for the card), and the caps that follow
     (``cross_calibrated``)."""
     by_kind = {kind: cross_calibrated(groups, kind) for kind in (SHARE, VERIFIER)}
@@ -800,7 +803,7 @@ def fit(groups: list[Group], docs: list[TrainDoc]) -> tuple[dict[str, Any], dict
 
 def write(out: Path, calibration: dict, models: dict[str, str], card_text: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob("*.verifier.txt"):  # a field whose input is now top_share
+    for stale in out.glob("*.verifier.txt"):  # a field whose input is now pooled_share
         if stale.name[: -len(".txt")] not in models:
             stale.unlink()
     for name, text in models.items():
@@ -839,8 +842,9 @@ def card_markdown(card: dict) -> str:
         "  the same document), the others without one (`profile_books`).",
         "- Figures below are out of fold (5 folds grouped by shop, e-invoice producer or synthetic document),",
         "  with the isotonic calibration itself cross-fitted: no document scores itself.",
-        "- Calibration input per field: the top candidate's `top_share`, or the verifier's score",
-        "  (`<field>.verifier.txt`), whichever has the lower out-of-fold Brier score (both given).",
+        "- Calibration input per field: the top value's `pooled_share` (the share of the candidates that say",
+        "  the same), or the verifier's score (`<field>.verifier.txt`), whichever has the lower out-of-fold",
+        "  Brier score (both given).",
         "",
         "| field | fields scored | candidates | top candidate right | right value among candidates | ECE "
         "| input | Brier (share) | Brier (verifier) |",

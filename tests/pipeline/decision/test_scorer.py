@@ -19,6 +19,7 @@ from pipeline.decision.scorer import (
     FieldScore,
     Scorer,
     document_probability,
+    pooled_share,
     scorable,
     scorer_reasons,
     top_share,
@@ -247,3 +248,28 @@ def test_the_verifier_reads_the_ranking_scores_and_the_chosen_candidate():
     assert row[:4] == pytest.approx([2.0, top_share(np.array([2.0, 0.5, -1.0])), 1.5, 3.0])
     assert len(row) == len(VERIFIER_HEAD) + len(FEATURES["vendor_name"])
     assert verifier_features(np.array([0.3]), cand.vector())[2] == LONE_MARGIN
+
+
+def test_the_calibration_reads_the_share_of_every_candidate_that_says_the_same_as_the_top_one():
+    # a shop's name offered whole and truncated: both right by the reference's tolerance (0.85)
+    names = ["MR D.I.Y. (JOHOR) SDN BHD", "MR D.I.Y. (JOHOR) SDN", "NO. 2 JALAN TAMPOI"]
+    raw = np.array([1.0, 0.0, -1.0])
+    weights = np.exp(raw - raw.max())
+    assert pooled_share("vendor_name", raw, names) == pytest.approx(weights[:2].sum() / weights.sum())
+    assert pooled_share("vendor_name", raw, names) > top_share(raw)
+    # amounts pool to the cent only, ids on letters and digits
+    assert pooled_share("total_amount", raw, [Decimal("4.80"), Decimal("4.54"), Decimal("4.8")]) == pytest.approx(
+        (weights[0] + weights[2]) / weights.sum()
+    )
+    assert pooled_share("invoice_number", raw, ["INV-001", "INV001", "002"]) == pytest.approx(
+        weights[:2].sum() / weights.sum()
+    )
+    assert pooled_share("vendor_name", np.zeros(0), []) == 0.0
+
+
+def test_serving_reads_the_calibration_input_the_training_fitted(tiny_scorer):
+    found = [Candidate("vendor_name", v, {"by_rules": float(i == 0)}) for i, v in enumerate(["ACME GmbH", "ACME", "B"])]
+    raw = tiny_scorer.raw("vendor_name", found)
+    group = ts.Group("d", "rules", "vendor_name", 0, [c.value for c in found], np.zeros((3, 1)), np.zeros(3), raw=raw)
+    served = tiny_scorer.calibration_input("vendor_name", raw, found)
+    assert served == pytest.approx(ts.calibration_input(group, "share"))
