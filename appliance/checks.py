@@ -200,7 +200,8 @@ def check_scorer(settings: Settings) -> CheckResult:
         "scorer",
         True,
         f"{Path(scorer.path).name}: completes {shown} (target precision {review.target_precision}); "
-        f"asks the model from {scorer.ask_floor(review.target_precision):.2f}",
+        "asks the model from "
+        + ", ".join(f"{scorer.ask_floor(review.target_precision, r):.2f} ({names[r]})" for r in READINGS),
     )
 
 

@@ -88,15 +88,15 @@ class Kit:
             return 1.0
         return self.scorer.threshold(self.models.review_target_precision, document_reading(work.doc))
 
-    @property
-    def ask_floor(self) -> float:
-        """The document probability below which the model is not asked for the header:
-        ``Scorer.ask_floor`` ("unsure"), 0.0 ("always") or ``NEVER`` ("never": ``review.ask_model``)."""
+    def ask_floor(self, work: Work) -> float:
+        """The document probability below which the model is not asked for ``work``'s header:
+        ``Scorer.ask_floor`` of its reading ("unsure"), 0.0 ("always") or ``NEVER`` ("never":
+        ``review.ask_model``)."""
         if self.scorer is None or self.models.review_ask_model == "always":
             return 0.0
         if self.models.review_ask_model == "never":
             return NEVER
-        return self.scorer.ask_floor(self.models.review_target_precision)
+        return self.scorer.ask_floor(self.models.review_target_precision, document_reading(work.doc))
 
 
 @dataclass
@@ -407,13 +407,13 @@ def _model_may_run(work: Work) -> bool:
 def _model_pays(work: Work, kit: Kit) -> bool:
     """The model is asked where the scorer is not sure of the key fields yet not so unsure that
     the model's answer has never brought such a document to completion on the training folds
-    (``Kit.ask_floor``) nor held below the threshold by values the vendor profile backs, whose
-    calibration the model's agreement cannot lift (``Scorer.reachable``); or where the rows the
+    (``Kit.ask_floor``, per reading) nor held below the threshold by values the vendor profile
+    backs, whose calibration the model's agreement cannot lift (``Scorer.reachable``); or where the rows the
     template or the rules read do not add up to the scorer's totals (its rows may)."""
     if work.scores is None or not _header_only(work):
         return True
     keys = _template_keys(work)
-    if not kit.ask_floor <= document_probability(work.scores, keys) < kit.threshold(work):
+    if not kit.ask_floor(work) <= document_probability(work.scores, keys) < kit.threshold(work):
         return False
     return kit.scorer is None or kit.scorer.reachable(work.scores, keys) >= kit.threshold(work)
 

@@ -637,20 +637,20 @@ def cut_of(threshold: Cut, outcome: DocOutcome) -> float:
     return threshold[outcome.mode] if isinstance(threshold, dict) else threshold
 
 
-def served(outcomes: list[DocOutcome], threshold: Cut, floor: float = 0.0) -> list[DocOutcome]:
+def served(outcomes: list[DocOutcome], threshold: Cut, floor: Cut = 0.0) -> list[DocOutcome]:
     """The state each document ends in, as the appliance serves it: the rules' state when it
-    reaches ``threshold`` (``cut_of``), stays below ``floor`` or cannot reach the threshold
-    whatever the model says (``DocOutcome.reach``: the model is not asked), else the model's
-    when there is one."""
+    reaches ``threshold`` (``cut_of``), stays below ``floor`` (one, or one per reading) or cannot
+    reach the threshold whatever the model says (``DocOutcome.reach``: the model is not asked),
+    else the model's when there is one."""
     out = []
     for states in by_document(outcomes).values():
         first = states["rules"]
-        asked = floor <= first.probability < cut_of(threshold, first) <= first.reach and "model" in states
-        out.append(states["model"] if asked else first)
+        asked = cut_of(floor, first) <= first.probability < cut_of(threshold, first) <= first.reach
+        out.append(states["model"] if asked and "model" in states else first)
     return out
 
 
-def coverage(outcomes: list[DocOutcome], threshold: Cut, floor: float = 0.0) -> tuple[int, int, int]:
+def coverage(outcomes: list[DocOutcome], threshold: Cut, floor: Cut = 0.0) -> tuple[int, int, int]:
     """(documents, completed, completed right) when documents complete at ``threshold``
     (``cut_of``) and the model is asked from ``floor``."""
     final = served(outcomes, threshold, floor)
@@ -658,27 +658,28 @@ def coverage(outcomes: list[DocOutcome], threshold: Cut, floor: float = 0.0) -> 
     return len(final), len(done), sum(o.right for o in done)
 
 
-def ask_floors(outcomes: list[DocOutcome], cuts: dict[str, Cut]) -> dict[str, float]:
-    """Target precision -> the lowest probability without the model from which the model's
-    answer brought a fold document to completion, rightly (two decimals, rounded down); the
-    threshold itself where it never did (the model is then asked for rows only). A document the
-    profile caps below the threshold (``DocOutcome.reach``) is never asked, so it gains nothing."""
-    by_key = by_document(outcomes)
-    out = {}
-    for target, t in cuts.items():
-        gains = [
-            s["rules"].probability
-            for s in by_key.values()
-            if "model" in s
-            and s["rules"].probability < cut_of(t, s["rules"]) <= min(s["model"].probability, s["rules"].reach)
-            and s["model"].right
-        ]
-        out[target] = math.floor(min(gains) * 100) / 100 if gains else min(_cuts(t))
+def ask_floors(outcomes: list[DocOutcome], cuts: dict[str, Cut]) -> dict[str, dict[str, float]]:
+    """Target precision -> reading (``scorer.READINGS``) -> the lowest probability without the
+    model from which the model's answer brought a fold document of that reading to completion,
+    rightly (two decimals, rounded down); the reading's threshold itself where it never did (the
+    model is then asked for rows only). A document the profile caps below the threshold
+    (``DocOutcome.reach``) is never asked, so it gains nothing. Per reading, as the thresholds:
+    on the folds the model completed a text layer from 0.73 but an OCR'd page only from 0.95,
+    and one floor for both had the model read a fifth of the scans for nothing (seconds each)."""
+    out: dict[str, dict[str, float]] = {target: {} for target in cuts}
+    for reading in READINGS:
+        by_key = by_document([o for o in outcomes if o.mode == reading])
+        for target, t in cuts.items():
+            cut = t[reading] if isinstance(t, dict) else t
+            gains = [
+                s["rules"].probability
+                for s in by_key.values()
+                if "model" in s
+                and s["rules"].probability < cut <= min(s["model"].probability, s["rules"].reach)
+                and s["model"].right
+            ]
+            out[target][reading] = math.floor(min(gains) * 100) / 100 if gains else cut
     return out
-
-
-def _cuts(threshold: Cut) -> list[float]:
-    return list(threshold.values()) if isinstance(threshold, dict) else [threshold]
 
 
 def thresholds(outcomes: list[DocOutcome]) -> dict[str, dict[str, float]]:
@@ -702,7 +703,7 @@ def thresholds(outcomes: list[DocOutcome]) -> dict[str, dict[str, float]]:
     return out
 
 
-def report(outcomes: list[DocOutcome], cuts: dict[str, float], floors: dict[str, float]) -> list[dict]:
+def report(outcomes: list[DocOutcome], cuts: dict[str, Cut], floors: dict[str, Cut]) -> list[dict]:
     """Coverage and precision per target, for all documents and per mode, as served (the model
     asked from the ask floor up to the threshold) and with the scorer alone (the model never
     asked), over the documents the model answered (for the card); "asked": how many of the
@@ -723,7 +724,7 @@ def report(outcomes: list[DocOutcome], cuts: dict[str, float], floors: dict[str,
                     {
                         "target": target,
                         "threshold": t if mode == "all" else t[mode],
-                        "ask_floor": floors[target],
+                        "ask_floor": floors[target] if mode == "all" else floors[target][mode],
                         "mode": mode,
                         "state": state,
                         "documents": n,
@@ -864,7 +865,8 @@ def card_markdown(card: dict) -> str:
         "scorer without it does not reach the threshold but reaches the ask floor (as the appliance runs:",
         'below the floor the model\'s answer completed no fold document); "without model" and "with',
         'model": the documents the model answered, the scorer never asking it, and as served; "asked":',
-        "the documents that end in the model's state. Thresholds are fitted per reading (text layer / OCR):",
+        "the documents that end in the model's state. Thresholds and ask floors are fitted per reading",
+        "(text layer / OCR):",
         "",
         "| target precision | mode | state | threshold | ask floor | documents | asked | completed "
         "| completed precision |",
@@ -873,7 +875,7 @@ def card_markdown(card: dict) -> str:
     for row in card["coverage"]:
         lines.append(
             f"| {row['target']} | {row['mode']} | {row['state']} | {_shown_cut(row['threshold'])} | "
-            f"{row['ask_floor']} | "
+            f"{_shown_cut(row['ask_floor'])} | "
             f"{row['documents']} | {row['asked']} | {row['completed']} | {row['precision']} |"
         )
     return "\n".join(lines) + "\n"

@@ -108,7 +108,9 @@ class Scorer:
         self.thresholds: dict[str, dict[str, float]] = {
             target: _per_reading(fitted) for target, fitted in calibration["thresholds"].items()
         }
-        self.ask_floors: dict[str, float] = dict(calibration.get("ask_floors", {}))
+        self.ask_floors: dict[str, dict[str, float]] = {
+            target: _per_reading(fitted) for target, fitted in calibration.get("ask_floors", {}).items()
+        }
         self.card: dict[str, Any] = calibration.get("card", {})
         self.path = path
 
@@ -224,11 +226,13 @@ class Scorer:
         fitted = {target: by_reading[reading] for target, by_reading in self.thresholds.items()}
         return _nearest_target(fitted, target_precision, NEVER)
 
-    def ask_floor(self, target_precision: float) -> float:
+    def ask_floor(self, target_precision: float, reading: str = "ocr") -> float:
         """The document probability, without the model, below which asking the model is not
-        worth its seconds at ``target_precision``: on the training folds no document that low
+        worth its seconds at ``target_precision`` for a document of ``reading``
+        (``document_reading``): on the training folds no document of that reading that low
         completed once the model answered (0.0, always ask, where the training fitted none)."""
-        return _nearest_target(self.ask_floors, target_precision, 0.0)
+        fitted = {target: by_reading[reading] for target, by_reading in self.ask_floors.items()}
+        return _nearest_target(fitted, target_precision, 0.0)
 
 
 def reading(cand: Candidate) -> str:
@@ -246,8 +250,8 @@ def document_reading(doc: Any) -> str:
 
 
 def _per_reading(fitted: float | dict[str, float]) -> dict[str, float]:
-    """A target's fitted threshold per reading; a scorer trained before the readings had their
-    own holds one number, used for both."""
+    """A target's fitted threshold or ask floor per reading; a scorer trained before the readings
+    had their own holds one number, used for both."""
     return dict(fitted) if isinstance(fitted, dict) else {reading: float(fitted) for reading in READINGS}
 
 

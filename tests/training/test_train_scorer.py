@@ -161,11 +161,31 @@ def test_the_ask_floor_is_the_lowest_state_the_model_completed_rightly():
         outcome("c", 0.5, False, "model"),
     ]
     floors = ts.ask_floors(outcomes, {"0.98": 0.9, "0.99": 0.97})
-    assert floors == {"0.98": 0.61, "0.99": 0.97}  # at 0.97 the model completed none: rows only
+    # at 0.97 the model completed none: rows only; no text-layer document: its threshold
+    assert floors == {"0.98": {"text_layer": 0.9, "ocr": 0.61}, "0.99": {"text_layer": 0.97, "ocr": 0.97}}
     assert {(o.key, o.variant) for o in ts.served(outcomes, 0.9, 0.61)} == {
         ("a", "model"),
         ("b", "rules"),
         ("c", "rules"),
+    }
+
+
+def test_the_ask_floor_is_fitted_per_reading():
+    outcomes = [
+        ts.DocOutcome("a", "rules", 0.5, False, "text_layer", "synth"),
+        ts.DocOutcome("a", "model", 0.95, True, "text_layer", "synth"),  # a text layer completed from 0.5
+        outcome("b", 0.5, False),
+        outcome("b", 0.95, False, "model"),  # a scan completed wrongly: no gain
+        outcome("c", 0.8, False),
+        outcome("c", 0.95, True, "model"),  # a scan completed rightly from 0.8
+    ]
+    cuts = {"0.98": {"text_layer": 0.9, "ocr": 0.92}}
+    floors = ts.ask_floors(outcomes, cuts)
+    assert floors == {"0.98": {"text_layer": 0.5, "ocr": 0.8}}
+    assert {(o.key, o.variant) for o in ts.served(outcomes, cuts["0.98"], floors["0.98"])} == {
+        ("a", "model"),
+        ("b", "rules"),  # below the scans' floor: not asked
+        ("c", "model"),
     }
 
 
@@ -186,7 +206,7 @@ def test_a_document_the_profile_caps_below_the_threshold_is_not_asked_nor_counte
         outcome("b", 0.95, True, "model"),
     ]
     assert {(o.key, o.variant) for o in ts.served(outcomes, 0.9, 0.6)} == {("a", "rules"), ("b", "model")}
-    assert ts.ask_floors(outcomes, {"0.98": 0.9}) == {"0.98": 0.75}
+    assert ts.ask_floors(outcomes, {"0.98": 0.9}) == {"0.98": {"text_layer": 0.9, "ocr": 0.75}}
 
 
 def backed_groups(n_docs: int = 120) -> list[ts.Group]:

@@ -4,7 +4,9 @@ is asked only where the scorer is not sure, a document completes at the threshol
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -115,11 +117,13 @@ def test_a_document_is_ocr_read_when_any_page_was_ocrd_and_old_thresholds_hold_f
 HEADER_ONLY = [line for line in INVOICE_LINES if not line.startswith(("Description", "Hammer", "Saw"))]
 
 
-def extract(scorer: Scorer, threshold: float, lines=HEADER_ONLY, floor: float = 0.0, ask: str = "unsure"):
+def extract(
+    scorer: Scorer, threshold: float, lines=HEADER_ONLY, floor: float = 0.0, ask: str = "unsure", ocr_floor=None
+):
     llm = EchoLLM({"total_amount": "119.00", "invoice_number": "INV-2024-001"})
     extractor = Extractor(fake_models(review={"scorer": True, "ask_model": ask}), llm=llm)
     scorer.thresholds = {"0.98": {"text_layer": threshold, "ocr": threshold}}
-    scorer.ask_floors = {"0.98": floor}
+    scorer.ask_floors = {"0.98": {"text_layer": floor, "ocr": floor if ocr_floor is None else ocr_floor}}
     extractor.kit.scorer = scorer
     work = extractor.work(JobContext("x", PDF), text_pdf(lines))
     return work, llm
@@ -149,6 +153,20 @@ def test_below_the_ask_floor_the_model_is_not_asked_and_the_document_flagged(tin
     assert llm.calls == [] and "model" not in work.ran
     assert work.result.processing_status == "needs_review" and "model not asked" in work.result.routing_reason
     assert tiny_scorer.ask_floor(0.98) == 0.998 and tiny_scorer.ask_floor(0.995) == 0.0
+
+
+def test_the_ask_floor_is_the_one_of_the_document_s_reading(tiny_scorer):
+    # a text-layer PDF the scorer is unsure of: its reading's floor decides, not the scans'
+    work, llm = extract(tiny_scorer, 0.999, floor=0.998, ocr_floor=0.0)
+    assert llm.calls == [] and "model" not in work.ran
+    work, llm = extract(tiny_scorer, 0.999, floor=0.0, ocr_floor=0.998)
+    assert "model" in work.ran and len(llm.calls) >= 1
+    assert tiny_scorer.ask_floor(0.98, "text_layer") == 0.0 and tiny_scorer.ask_floor(0.98, "ocr") == 0.998
+    # a scorer trained with one floor for both readings uses it for both
+    calibration = json.loads((Path(tiny_scorer.path) / "calibration.json").read_text())
+    calibration["ask_floors"] = {"0.98": 0.7}
+    old = Scorer(tiny_scorer.boosters, calibration, tiny_scorer.path, tiny_scorer.verifiers)
+    assert old.ask_floor(0.98, "text_layer") == old.ask_floor(0.98, "ocr") == 0.7
 
 
 def test_a_value_the_profile_backs_caps_what_a_second_look_could_reach(tiny_scorer, monkeypatch):
