@@ -237,11 +237,13 @@ LABELS: list[tuple[str, float, str]] = [
 # tender labels (``pipeline.profiles.lessons``) read these.
 CASH_RE = re.compile(
     r"(?<![a-z])(?:cash|tunai|tendered|bayar|esp[eè]ces|bar(?:geld)?|gegeben|contant|efectivo|entregado"
-    r"|contanti)(?![a-z])|现\s*金|实\s*收|เงินสด|รับเงิน",
+    r"|contant[ei])(?![a-z])|现\s*金|实\s*收|เงินสด|รับเงิน",
     re.I,
 )
 CHANGE_RE = re.compile(
-    r"(?<![a-z])(?:change|baki|rendu|r[üu]ckgeld|wisselgeld|cambio|resto)(?![a-z])|找\s*零|เงินทอน", re.I
+    r"(?<![a-z])(?:change|baki|rendue?|r[üu]ckgeld|zur[üu]ck|wisselgeld|terug|cambio|devoluci[óo]n|resto)(?![a-z])"
+    r"|找\s*[零赎]|(?:เงิน)?ทอน",
+    re.I,
 )
 
 
