@@ -56,7 +56,7 @@ from pipeline.rules.labels import (
 )
 from pipeline.rules.layout import TextLine, annotate, build_lines, split_cells
 from pipeline.rules.parties import customer_zone, vendor_candidates
-from pipeline.values.money import agree, cash_rounded, cents, is_amount, to_amount
+from pipeline.values.money import agree, cash_rounded, cents, is_amount, rounds_to, same_amount, to_amount
 from pipeline.values.parsers import detect_currency, find_dates, guess_dayfirst
 
 __all__ = ["Candidate", "FEATURES", "PROPOSERS", "candidates", "same_value"]
@@ -228,6 +228,16 @@ def same_value(name: str, a: Any, b: Any) -> bool:
     return same(name, a, b)
 
 
+def identical(name: str, a: Any, b: Any) -> bool:
+    """Whether two normalised values of ``name`` are the same answer as the reference scorer
+    judges one (``../shared/bench/score.py``): amounts equal to the cent (``same_amount``; a
+    receipt's "23.26" and its rounded "TOTAL 23.25" are two answers, though within the
+    one-cent tolerance of an identity), every other field as ``same_value``."""
+    if is_amount(a) and is_amount(b):
+        return same_amount(to_amount(a), to_amount(b))
+    return same_value(name, a, b)
+
+
 def candidates(
     doc: DocumentText,
     rules_lines: list[dict] | None,
@@ -337,7 +347,9 @@ def _add_proposals(ctx: _Context, name: str, cands: list[Candidate]) -> None:
         value = ctx.proposals.get(proposer, {}).get(name)
         if value is None or value == "":
             continue
-        match = next((c for c in cands if same_value(name, c.value, value)), None)
+        # the candidate of that very value first: the rules' "TOTAL 23.25" is not the "23.26" above it
+        match = next((c for c in cands if identical(name, c.value, value)), None)
+        match = match or next((c for c in cands if same_value(name, c.value, value)), None)
         if match is None and proposer == "profile" and name == "invoice_number":
             match = next((c for c in cands if ocr_misread_of(c.value, value)), None)
         if match is None:
@@ -447,8 +459,8 @@ def _amount_candidates(ctx: _Context) -> list[Candidate]:
         f["eq_lines_sum"] = float(line_sum is not None and (agree(line_sum, value) or cash_rounded(line_sum, value)))
         f["eq_sub_tax"] = float(_sub_tax(rules, value))
         f["eq_cash_change"] = float(any(c - value == ch and ch > 0 for c in cash for ch in change))
-        f["rounded_of_labelled"] = float(any(t != value and cash_rounded(t, value) for t, _ in labelled_totals))
-        f["has_rounded_twin"] = float(any(t != value and cash_rounded(value, t) for t, _ in labelled_totals))
+        f["rounded_of_labelled"] = float(any(rounds_to(t, value) for t, _ in labelled_totals))
+        f["has_rounded_twin"] = float(any(rounds_to(value, t) for t, _ in labelled_totals))
         f["above_labelled_total"] = float(
             any(t < value and ln.bbox[1] < line.bbox[1] and ln.page == line.page for t, ln in labelled_totals)
         )

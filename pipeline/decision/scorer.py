@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.decision.candidates import FEATURES, Candidate, same_value
+from pipeline.decision.candidates import FEATURES, Candidate, identical, same_value
 from pipeline.schema import KEY_FIELDS, Source
 
 SCORER_DIR = Path(__file__).with_name("scorer")
@@ -322,9 +322,10 @@ def top_share(raw: np.ndarray) -> float:
 
 def pooled_share(name: str, raw: np.ndarray, values: list[Any]) -> float:
     """The share of the softmax over field ``name``'s raw scores held by the candidates (values
-    ``values``, one per score) that say the same as the top one (``same_value``: the reference
-    scorer's tolerance, names alike at a similarity ratio of 0.85), in (0..1]: what the isotonic
-    calibration maps to the probability that the chosen value is accepted. A shop's name is
+    ``values``, one per score) that say the same as the top one (``identical``: the reference
+    scorer's tolerance, names alike at a similarity ratio of 0.85, amounts equal to the cent), in
+    (0..1]: what the isotonic calibration maps to the probability that the chosen value is
+    accepted. A shop's name is
     offered whole and in truncations ("MR D.I.Y. (JOHOR) SDN BHD", "... SDN", "D.I.Y. (JOHOR) SDN
     BHD"), each of them right; the top one's own share (``top_share``) split the belief between
     them and held a right name at 0.94 on receipts. On the training folds (839 documents) it
@@ -335,7 +336,7 @@ def pooled_share(name: str, raw: np.ndarray, values: list[Any]) -> float:
         return 0.0
     weights = np.exp(raw - raw.max())
     best = int(np.argmax(raw))
-    same = sum(w for i, w in enumerate(weights) if i == best or same_value(name, values[i], values[best]))
+    same = sum(w for i, w in enumerate(weights) if i == best or identical(name, values[i], values[best]))
     return float(same / weights.sum())
 
 

@@ -38,6 +38,7 @@ LABELS: list[tuple[str, float, str]] = [
         "total_amount",
         2.0,
         rf"(?<![a-z])tota[l1](?![a-z])(?!{S}(?:qty|quantity|items?|tem|excl|ht|net|tax|vat|gst|discount|savings))"
+        rf"(?!{S}\({S}(?:qty|quantity|items?|excl|ht|net))"
         rf"|(?<![a-z])totaal(?![a-z])|(?<![a-z])summe(?![a-z])|(?<![a-z])jumlah(?![a-z])"
         rf"|(?<![a-z])totale(?![a-z])(?!{S}(?:merce|righe|imponibile|iva|imposta|sconto))",
     ),
@@ -64,8 +65,8 @@ LABELS: list[tuple[str, float, str]] = [
         "subtotal",
         3.0,
         rf"sub{S}-?{S}tota[l1]|subtotaal|zwischensumme|nettobetrag|netto{S}betrag|summe{S}netto"
-        rf"|total{S}ht|montant{S}ht|total{S}hors{S}taxes?|total{S}(?:excl?\w*|exkl\w*|net|before{S}tax)\.?"
-        rf"(?:{S}of)?(?:{S}(?:gst|vat|tax|btw|mwst|ust))?|total{S}sales{S}\(?{S}excl\w*(?:{S}of)?{S}gst\)?"
+        rf"|total{S}ht|montant{S}ht|total{S}hors{S}taxes?|total{S}\(?{S}(?:excl?\w*|exkl\w*|net|before{S}tax)\.?"
+        rf"(?:{S}of)?(?:{S}(?:gst|vat|tax|btw|mwst|ust))?\)?|total{S}sales{S}\(?{S}excl\w*(?:{S}of)?{S}gst\)?"
         rf"|net{S}amount|net{S}total|exclusief{S}btw|excl\.?{S}btw|totaal{S}excl\w*(?:{S}btw)?"
         rf"|positionssumme|summe{S}positionen|rechnungssumme{S}ohne{S}ust\.?|warenwert|grondslag|base{S}ht"
         rf"|importe{S}neto|(?:total{S})?base{S}imp(?:onible|\.)|小\s*计|不含税金额|金额合计|ราคาก่อนภาษี|รวมเงิน"

@@ -78,6 +78,15 @@ def cash_rounded(computed: Decimal, total: Decimal) -> bool:
     return total % CASH_STEP == 0 and not agree(computed, total) and abs(computed - total) <= CASH_STEP / 2
 
 
+def rounds_to(printed: Decimal, total: Decimal) -> bool:
+    """Whether ``total`` is the printed amount ``printed`` rounded to a cash step of 5 cents, by
+    any amount (one cent included: "Total (Inclusive of GST): 23.26 / Rounding Adj: -0.01 /
+    TOTAL: 23.25"): on a 5-cent step, not zero, another value and at most 2.5 cents away. Two
+    printed totals, not the two sides of an identity: the one-cent rounding is read, not
+    forgiven (``cash_rounded`` is for identities, where a cent agrees anyway)."""
+    return total % CASH_STEP == 0 and total != 0 and total != printed and abs(printed - total) <= CASH_STEP / 2
+
+
 def to_json(value: Any) -> Any:
     """``value`` with every Decimal inside (dicts, lists, tuples) as a JSON number (float)."""
     if isinstance(value, Decimal):

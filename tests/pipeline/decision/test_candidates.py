@@ -153,3 +153,17 @@ def test_cash_given_is_marked_in_german_spanish_thai_and_chinese():
         totals = candidates(doc, [], {}, model_ran=False)["total_amount"]
         cash, total = by_value(totals, Decimal("100.00")), by_value(totals, Decimal("16.19"))
         assert cash.features["kw_cash"] == 1 and total.features["eq_cash_change"] == 1, given
+
+
+def test_a_total_after_a_one_cent_rounding_line_is_the_rounded_one():
+    # sroie-style: the total with tax, a rounding adjustment of one cent, the amount due
+    doc = ocr_page(
+        "40: 100 BANH MI CAFE SDN BHD | size 20",
+        "300: 50 Total (Inclusive of GST): | 400 23.26",
+        "320: 50 Rounding Adj: | 400 -0.01",
+        "340: 50 TOTAL: | 400 23.25",
+    )
+    totals = candidates(doc, [], {}, model_ran=False)["total_amount"]
+    rounded, before = by_value(totals, Decimal("23.25")), by_value(totals, Decimal("23.26"))
+    assert rounded.features["rounded_of_labelled"] == 1 and before.features["has_rounded_twin"] == 1
+    assert before.features["rounded_of_labelled"] == 0 and rounded.features["has_rounded_twin"] == 0

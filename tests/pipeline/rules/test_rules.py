@@ -1066,3 +1066,31 @@ def test_thai_pay_by_sentence_gives_the_due_date_not_the_invoice_date():
     )
     fields = extract_rules(doc).fields
     assert (fields["invoice_date"], fields["due_date"]) == ("2017-11-11", "2017-12-11")
+
+
+def test_a_total_in_parentheses_excluding_tax_is_the_subtotal_and_the_rounded_total_is_due():
+    # "Total (Excluding GST)" had been read as a tax (its "GST"), so the rounding did not add up
+    doc = ocr_page(
+        "40: 100 BANH MI CAFE SDN BHD | size 20",
+        "300: 50 Total (Excluding GST): | 400 21.30",
+        "320: 50 Serv. Charge (3%): | 400 0.65",
+        "340: 50 GST payable (6%): | 400 1.31",
+        "360: 50 Total (Inclusive of GST): | 400 23.26",
+        "380: 50 Rounding Adj: | 400 -0.01",
+        "400: 50 TOTAL: | 400 23.25",
+    )
+    fields = extract_rules(doc).fields
+    assert fields["subtotal"] == Decimal("21.30") and fields["tax_amount"] == Decimal("1.31")
+    assert fields["total_amount"] == Decimal("23.25")
+
+
+def test_a_total_that_includes_the_tax_in_parentheses_stays_the_total():
+    doc = ocr_page(
+        "40: 100 GUARDIAN HEALTH AND BEAUTY SDN BHD | size 20",
+        "300: 50 SUBTOTAL | 400 2.56",
+        "320: 50 TOTAL (GST INCL) | 400 2.56",
+        "340: 50 CASH | 400 50.55",
+        "360: 50 ROUNDING ADJUSTMENTS | 400 0.01-",
+        "380: 50 CHANGE DUE | 400 48.00",
+    )
+    assert extract_rules(doc).fields["total_amount"] == Decimal("2.56")

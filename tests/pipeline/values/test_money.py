@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from pipeline.result import ExtractionResult
 from pipeline.schema import ProcessingStatus
-from pipeline.values.money import agree, cash_rounded, cents, is_zero, same_amount, to_amount, to_json
+from pipeline.values.money import agree, cash_rounded, cents, is_zero, rounds_to, same_amount, to_amount, to_json
 from pipeline.values.validate import validate
 
 D = Decimal
@@ -37,6 +37,13 @@ def test_cash_rounding_to_five_cents():
     assert not cash_rounded(D("8.49"), D("8.50"))  # within a rounding cent: plain agreement
     assert not cash_rounded(D("8.47"), D("8.51"))  # not on a 5-cent step
     assert not cash_rounded(D("8.44"), D("8.50"))  # more than half a step away
+
+
+def test_a_printed_total_rounds_to_another_by_one_cent_too():
+    assert rounds_to(D("23.26"), D("23.25")) and rounds_to(D("19.99"), D("20.00")) and rounds_to(D("8.48"), D("8.50"))
+    assert not rounds_to(D("23.25"), D("23.26"))  # not on a 5-cent step
+    assert not rounds_to(D("23.25"), D("23.25")) and not rounds_to(D("8.44"), D("8.50"))
+    assert not rounds_to(D("0.02"), D("0.00"))  # no bill rounds to nothing
 
 
 def test_validation_uses_the_rule():
