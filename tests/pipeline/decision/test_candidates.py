@@ -167,3 +167,16 @@ def test_a_total_after_a_one_cent_rounding_line_is_the_rounded_one():
     rounded, before = by_value(totals, Decimal("23.25")), by_value(totals, Decimal("23.26"))
     assert rounded.features["rounded_of_labelled"] == 1 and before.features["has_rounded_twin"] == 1
     assert before.features["rounded_of_labelled"] == 0 and rounded.features["has_rounded_twin"] == 0
+
+
+def test_a_proposed_amount_marks_the_candidate_of_that_very_value_not_one_a_cent_away():
+    doc = ocr_page(
+        "40: 100 BANH MI CAFE SDN BHD | size 20",
+        "360: 50 Total (Inclusive of GST): | 400 23.26",
+        "380: 50 Rounding Adj: | 400 -0.01",
+        "400: 50 TOTAL: | 400 23.25",
+    )
+    proposals = {"rules": {"total_amount": Decimal("23.25")}}
+    totals = candidates(doc, [], proposals, model_ran=False)["total_amount"]
+    assert by_value(totals, Decimal("23.25")).features["by_rules"] == 1
+    assert by_value(totals, Decimal("23.26")).features["by_rules"] == 0

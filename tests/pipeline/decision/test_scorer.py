@@ -282,6 +282,9 @@ def test_the_calibration_reads_the_share_of_every_candidate_that_says_the_same_a
     assert pooled_share("invoice_number", raw, ["INV-001", "INV001", "002"]) == pytest.approx(
         weights[:2].sum() / weights.sum()
     )
+    # a total and its cash-rounded twin a cent away are two answers, as the reference scores them
+    twins = [Decimal("23.25"), Decimal("23.26"), Decimal("0.01")]
+    assert pooled_share("total_amount", raw, twins) == pytest.approx(top_share(raw))
     assert pooled_share("vendor_name", np.zeros(0), []) == 0.0
 
 
