@@ -634,7 +634,12 @@ Cut = float | dict[str, float]  # a threshold, or one per reading (``scorer.READ
 
 def cut_of(threshold: Cut, outcome: DocOutcome) -> float:
     """The threshold ``outcome``'s document completes at: ``threshold``, or its reading's."""
-    return threshold[outcome.mode] if isinstance(threshold, dict) else threshold
+    return reading_cut(threshold, outcome.mode)
+
+
+def reading_cut(threshold: Cut, reading: str) -> float:
+    """``threshold``, or its value for ``reading`` where it holds one per reading."""
+    return threshold[reading] if isinstance(threshold, dict) else threshold
 
 
 def served(outcomes: list[DocOutcome], threshold: Cut, floor: Cut = 0.0) -> list[DocOutcome]:
@@ -664,13 +669,13 @@ def ask_floors(outcomes: list[DocOutcome], cuts: dict[str, Cut]) -> dict[str, di
     rightly (two decimals, rounded down); the reading's threshold itself where it never did (the
     model is then asked for rows only). A document the profile caps below the threshold
     (``DocOutcome.reach``) is never asked, so it gains nothing. Per reading, as the thresholds:
-    on the folds the model completed a text layer from 0.73 but an OCR'd page only from 0.95,
+    on the folds the model completed a text layer from 0.73 but an OCR'd page only from 0.94,
     and one floor for both had the model read a fifth of the scans for nothing (seconds each)."""
     out: dict[str, dict[str, float]] = {target: {} for target in cuts}
     for reading in READINGS:
         by_key = by_document([o for o in outcomes if o.mode == reading])
         for target, t in cuts.items():
-            cut = t[reading] if isinstance(t, dict) else t
+            cut = reading_cut(t, reading)
             gains = [
                 s["rules"].probability
                 for s in by_key.values()

@@ -145,12 +145,11 @@ class Scorer:
             return np.zeros(0)
         return self.boosters[name].predict(np.array([c.vector() for c in cands], dtype=float))
 
-    def calibration_input(self, name: str, raw: np.ndarray, found: list[Candidate]) -> float:
-        """What field ``name``'s isotonic steps read for the top candidate of ``found`` (ranked by
-        ``raw``): ``pooled_share``, or the verifier's score of ``verifier_features`` where the
-        training chose the verifier."""
+    def calibration_input(self, name: str, raw: np.ndarray, found: list[Candidate], chosen: Candidate) -> float:
+        """What field ``name``'s isotonic steps read for ``chosen``, the top candidate of
+        ``found`` (ranked by ``raw``): ``pooled_share``, or the verifier's score of
+        ``verifier_features`` where the training chose the verifier."""
         if self.inputs.get(name, SHARE) == VERIFIER:
-            chosen = found[min(range(len(found)), key=lambda i: (-raw[i], i))]
             return float(self.verifiers[name].predict(np.array([verifier_features(raw, chosen.vector())]))[0])
         return pooled_share(name, raw, [c.value for c in found])
 
@@ -177,7 +176,7 @@ class Scorer:
                 (_SOURCES[s] for s in ("template", "rules", "model", "profile") if s in chosen.sources), Source.RULES
             )
             backed = reading(chosen) if "profile" in chosen.sources else None
-            probability = self.calibrated(name, self.calibration_input(name, raw, found), backed)
+            probability = self.calibrated(name, self.calibration_input(name, raw, found, chosen), backed)
             alone = self.page_alone(name, found, chosen) if backed else None
             out[name] = FieldScore(
                 name,
@@ -201,7 +200,7 @@ class Scorer:
         best = plain[min(range(len(plain)), key=lambda i: (-raw[i], i))]
         if best.value != chosen.value and not same_value(name, best.value, chosen.value):
             return None
-        return self.calibrated(name, self.calibration_input(name, raw, plain))
+        return self.calibrated(name, self.calibration_input(name, raw, plain, best))
 
     def reachable(self, scores: dict[str, FieldScore], template_fields: set[str] = frozenset()) -> float:
         """The highest document probability a second look (the extraction model's answer) could
@@ -325,13 +324,13 @@ def pooled_share(name: str, raw: np.ndarray, values: list[Any]) -> float:
     ``values``, one per score) that say the same as the top one (``identical``: the reference
     scorer's tolerance, names alike at a similarity ratio of 0.85, amounts equal to the cent), in
     (0..1]: what the isotonic calibration maps to the probability that the chosen value is
-    accepted. A shop's name is
-    offered whole and in truncations ("MR D.I.Y. (JOHOR) SDN BHD", "... SDN", "D.I.Y. (JOHOR) SDN
-    BHD"), each of them right; the top one's own share (``top_share``) split the belief between
-    them and held a right name at 0.94 on receipts. On the training folds (839 documents) it
-    lowered the names' Brier score from 0.0798 to 0.0754 and completed 374 documents at the
-    0.98 target against 359 (OCR'd 144 against 123; receipts of shops seen once 17 of 108
-    against 6). (Pooling equal values only, long ago, calibrated worse: 0.055 against 0.035.)"""
+    accepted. A shop's name is offered whole and in truncations ("MR D.I.Y. (JOHOR) SDN BHD",
+    "... SDN", "D.I.Y. (JOHOR) SDN BHD"), each of them right; the top one's own share
+    (``top_share``) split the belief between them and held a right name at 0.94 on receipts.
+    On the training folds (839 documents) it lowered the names' Brier score from 0.0798 to
+    0.0754 and completed 374 documents at the 0.98 target against 359 (OCR'd 144 against 123;
+    receipts of shops seen once 17 of 108 against 6). (Pooling equal values only, long ago,
+    calibrated worse: 0.055 against 0.035.)"""
     if len(raw) == 0:
         return 0.0
     weights = np.exp(raw - raw.max())

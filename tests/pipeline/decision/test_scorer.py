@@ -292,5 +292,5 @@ def test_serving_reads_the_calibration_input_the_training_fitted(tiny_scorer):
     found = [Candidate("vendor_name", v, {"by_rules": float(i == 0)}) for i, v in enumerate(["ACME GmbH", "ACME", "B"])]
     raw = tiny_scorer.raw("vendor_name", found)
     group = ts.Group("d", "rules", "vendor_name", 0, [c.value for c in found], np.zeros((3, 1)), np.zeros(3), raw=raw)
-    served = tiny_scorer.calibration_input("vendor_name", raw, found)
+    served = tiny_scorer.calibration_input("vendor_name", raw, found, found[int(np.argmax(raw))])
     assert served == pytest.approx(ts.calibration_input(group, "share"))
