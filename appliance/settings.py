@@ -117,8 +117,9 @@ class StripeSettings(Section):
 class OcrSettings(Section):
     engine: str = Field("ppocr", min_length=1)
     OCR_LANG: Literal["ch", "en", "th"] = "ch"
-    # OCR_LANG "th" with an engine that has no Thai model (ppocr, rapidocr): the engine for the
-    # pages whose script Tesseract's OSD finds to be Thai ("": none, the engine refuses "th").
+    # An engine without a Thai model (ppocr, rapidocr): the engine for the pages it reads unsure
+    # and this one reads as Thai (models.script_router), with OCR_LANG "th" always, with "ch"
+    # where Debian's tesseract-ocr-tha is installed ("": none; the engine then refuses "th").
     thai_engine: str = "tesseract"
     concurrency: int = Field(1, ge=1)
     dpi: int = Field(200, ge=72, le=600)

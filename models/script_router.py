@@ -1,67 +1,115 @@
 """Per-page choice of the OCR engine by the script a page holds.
 
-With ``OCR_LANG = "th"`` an installation reads Thai documents beside Latin and Chinese ones, and
-no engine is best at all of them: ppocr (the default) reads Latin and Chinese scripts but has
-no Thai model, Tesseract reads Thai (``tha+eng``) but Latin receipts far worse
-(``bench/results/ocr.md``). ``ScriptRouter`` asks Tesseract's orientation and script detection
-(OSD, Debian's ``tesseract-ocr-osd``) which script a page is in and hands the page to the engine
-chosen for that script, every other page to the configured engine. The OSD costs about 0.2 s a
-page on 2 cores, so only installations with ``OCR_LANG = "th"`` pay it.
+No engine is best at every script: ppocr (the default) reads Latin and Chinese but has no Thai
+model, and reads a Thai page as Latin garbage ("uann laun 0021367"); Tesseract reads Thai
+(``tha+eng``) but Latin receipts far worse (``bench/results/ocr.md``). ``ScriptRouter`` reads
+every page with the configured engine first and takes a second look only at a page that engine
+was unsure of (mean character confidence under ``SECOND_LOOK_BELOW``): the script engines read
+it too, and the reading of the one whose letters are mostly its own script wins.
 
-Imports only ``models.ocr`` and, lazily, tesserocr and PIL.
+Why not ask Tesseract's script detection (OSD) first, as this module once did: on the
+synthetic Thai invoices and receipts of 600 x 800 pixels OSD named Latin (confidence 1.3 to
+2.0), Fraktur or nothing on four pages of six, and Greek or Cyrillic on English ones. The first
+engine's own confidence separates them: on the scorer's training pages ppocr reads Thai at 0.87
+to 0.94 and every synthetic page in another script at 0.97 or more; on the real receipts,
+whose floor is 0.92, Tesseract's reading of a Latin page holds 2 % Thai letters, of a Thai page
+78 to 97 %.
+
+Which installations route (OCR_LANG "th", or "ch" with Tesseract's Thai data installed) is
+``pipeline.runner.thai_routed``'s choice. Imports only ``models.ocr`` and, lazily,
+``models.tesseract_engine`` (``thai_data_found``).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 from models.ocr import OcrEngine, OcrLine
 
-# OSD's script confidence at or above which a page is taken to be in that script. On the dev
-# set's Latin receipts and rendered invoices OSD names Latin at 0.3 to 5.6 and, on a few
-# receipts, another script (Cyrillic, Arabic) at most at 2.0; a printed Thai page scores 21.
-MIN_SCRIPT_CONFIDENCE = 8.0
-# OSD looks at the page at most this many pixels on its long side (photos of 35 Mpx take ~1 s).
-OSD_MAX_SIDE = 2000
+# The first engine's mean character confidence under which a page gets a second look. ppocr
+# reads the scorer's Thai training pages at 0.87 to 0.94 and its other synthetic pages at 0.97
+# or more; real receipts that fall under it (about one in ten) pay a Tesseract reading (0.3 to
+# 1.0 s on 2 cores) that the share below then drops.
+SECOND_LOOK_BELOW = 0.95
+# The share of a second reading's letters that must be of the engine's script for it to win.
+MIN_SCRIPT_SHARE = 0.5
+# Unicode blocks of the scripts a second engine may be chosen for (inclusive code points).
+SCRIPT_BLOCKS = {"Thai": (0x0E00, 0x0E7F)}
+
+
+def mean_confidence(lines: list[OcrLine]) -> float:
+    """Mean confidence of ``lines``, weighted by their characters (a long line counts more than
+    a stray mark); 1.0 for a page without text (nothing to look at again)."""
+    chars = sum(len(line.text) for line in lines)
+    if not chars:
+        return 1.0
+    return sum(line.confidence * len(line.text) for line in lines) / chars
+
+
+def script_share(lines: list[OcrLine], script: str) -> float:
+    """The share of the letters of ``lines`` that lie in ``script``'s Unicode block
+    (``SCRIPT_BLOCKS``); 0.0 without letters."""
+    low, high = SCRIPT_BLOCKS[script]
+    letters = [char for line in lines for char in line.text if char.isalpha()]
+    if not letters:
+        return 0.0
+    return sum(low <= ord(char) <= high for char in letters) / len(letters)
 
 
 class ScriptRouter(OcrEngine):
-    """Reads each page with ``by_script[<script OSD finds>]`` (OSD script names: "Thai",
-    "Han", "Latin", ...), else with ``primary``. ``tessdata``: the folder holding
-    ``osd.traineddata``. ``name`` joins the engines' names ("ppocr+tesseract")."""
+    """Reads each page with ``primary``; a page it reads under ``SECOND_LOOK_BELOW`` is read
+    again by each engine of ``by_script`` (script name, a key of ``SCRIPT_BLOCKS`` -> engine),
+    and the first reading whose letters are at least ``MIN_SCRIPT_SHARE`` of that script is
+    returned instead. ``name`` joins the engines' names ("ppocr+tesseract"); a document names
+    the ones that read its pages (``recognize_by``)."""
 
-    def __init__(self, primary: OcrEngine, by_script: Mapping[str, OcrEngine], tessdata: str) -> None:
-        os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-        import tesserocr  # heavy: libtesseract
-
+    def __init__(self, primary: OcrEngine, by_script: Mapping[str, OcrEngine]) -> None:
+        unknown = set(by_script) - set(SCRIPT_BLOCKS)
+        if unknown:
+            raise ValueError(f"no Unicode block known for script(s) {sorted(unknown)}")
         self.primary = primary
         self.by_script = dict(by_script)
         self.name = "+".join([primary.name, *(engine.name for engine in self.by_script.values())])
-        self._osd = tesserocr.PyTessBaseAPI(path=tessdata, lang="osd", psm=tesserocr.PSM.OSD_ONLY)
 
-    def script(self, image) -> str | None:
-        """The script OSD finds on ``image`` (a PIL image) with at least
-        ``MIN_SCRIPT_CONFIDENCE``, or None (too little text, or no clear script)."""
-        from PIL import ImageOps
-
-        grey = ImageOps.grayscale(image)
-        if max(grey.size) > OSD_MAX_SIDE:
-            grey.thumbnail((OSD_MAX_SIDE, OSD_MAX_SIDE))
-        self._osd.SetImage(grey)
-        found = self._osd.DetectOrientationScript()
-        if not found or found["script_conf"] < MIN_SCRIPT_CONFIDENCE:
+    def second_look(self, image, first: list[OcrLine]) -> tuple[str, list[OcrLine]] | None:
+        """(script, reading) of the script engine that reads ``image`` as its script, or None:
+        ``first`` (the primary's reading) was sure enough, or no engine's reading is mostly its
+        script."""
+        if mean_confidence(first) >= SECOND_LOOK_BELOW:
             return None
-        return found["script_name"]
+        for script, engine in self.by_script.items():
+            lines = engine.recognize(image)
+            if script_share(lines, script) >= MIN_SCRIPT_SHARE:
+                return script, lines
+        return None
 
     def engine_for(self, image) -> OcrEngine:
-        """The engine that reads ``image``: the one of its script, else the primary one."""
-        return self.by_script.get(self.script(image) or "", self.primary)
+        """The engine whose reading ``recognize`` returns for ``image``."""
+        found = self.second_look(image, self.primary.recognize(image))
+        return self.by_script[found[0]] if found else self.primary
 
     def recognize(self, image) -> list[OcrLine]:
-        return self.engine_for(image).recognize(image)
+        return self.recognize_by(image)[1]
+
+    def recognize_by(self, image) -> tuple[str, list[OcrLine]]:
+        """(the name of the engine whose reading is returned, that reading): what a document
+        reports as its OCR engine (``pipeline.reading.text.ocr_page``)."""
+        first = self.primary.recognize(image)
+        found = self.second_look(image, first)
+        return (self.by_script[found[0]].name, found[1]) if found else (self.primary.name, first)
 
     def close(self) -> None:
         for engine in (self.primary, *self.by_script.values()):
             getattr(engine, "close", lambda: None)()
-        self._osd.End()
+
+
+def thai_data_found() -> bool:
+    """Whether Tesseract's Thai and English data (Debian's ``tesseract-ocr-tha``,
+    ``tesseract-ocr-eng``) is installed, so that a Tesseract engine can read Thai pages."""
+    from models.tesseract_engine import find_tessdata
+
+    try:
+        find_tessdata("tha+eng")
+    except FileNotFoundError:
+        return False
+    return True

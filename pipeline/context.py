@@ -17,8 +17,8 @@ class ModelConfig:
     No defaults here: the appliance's settings own them, and ``Settings.worker_models()`` is
     the one place that builds a ModelConfig (names as in config.toml: ``ocr.engine``,
     ``ocr.OCR_LANG``, ``ocr.threads``, ``ocr.device``, ``ocr.dpi``, ``llm.*``).
-    ``ocr_thai_engine``: the engine for the pages OSD finds Thai on when OCR_LANG is "th" and
-    ``ocr_engine`` has no Thai model, "" for none. ``ocr_options``: the engine's own keys,
+    ``ocr_thai_engine``: the engine for the Thai pages ``ocr_engine`` cannot read when it has no
+    Thai model (``pipeline.runner.thai_routed``), "" for none. ``ocr_options``: the engine's own keys,
     ``ocr.<engine>_*`` without the prefix (``surya_python``, ``ppocr_det_model``), passed to it
     as keyword arguments. ``llm_adapter_path``: the LoRA GGUF to apply, "" for none;
     ``llm_gpu_layers``: layers on the GPU, 0 none, -1 all; ``llm_arbiter_table``: the

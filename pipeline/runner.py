@@ -24,20 +24,34 @@ READING = select(skip={"einvoice", "tier 0 forced"}, until="read text")
 
 
 def ocr_engine(models: ModelConfig, **extra: Any):
-    """The OCR engine ``models`` names, loaded with its options (``ocr.*``). With OCR_LANG "th"
-    and an engine without a Thai model, a ``models.script_router.ScriptRouter`` that reads the
-    pages Tesseract's OSD finds Thai on with ``ocr.thai_engine`` and the others with the engine.
-    Raises FileNotFoundError when OSD's ``osd.traineddata`` is missing."""
+    """The OCR engine ``models`` names, loaded with its options (``ocr.*``), behind a
+    ``models.script_router.ScriptRouter`` that gives Thai pages to ``ocr.thai_engine`` where the
+    engine has no Thai model (``thai_routed``): always with OCR_LANG "th", with "ch" (the
+    default) where Tesseract's Thai data is installed. Raises ValueError for OCR_LANG "th"
+    without a Thai engine, FileNotFoundError for "th" without Tesseract's Thai data."""
     options = dict(models.ocr_options) | extra
     common = {"threads": models.ocr_threads, "device": models.ocr_device}
-    if models.ocr_lang == "th" and models.ocr_engine in NO_THAI and models.ocr_thai_engine:
-        from models.script_router import ScriptRouter
-        from models.tesseract_engine import find_tessdata
-
+    if models.ocr_engine in NO_THAI and models.ocr_lang in ("ch", "th") and models.ocr_thai_engine:
         primary = load_ocr(models.ocr_engine, lang="ch", **common, **options)
-        thai = load_ocr(models.ocr_thai_engine, lang="th", **common)
-        return ScriptRouter(primary, {"Thai": thai}, find_tessdata("osd"))
+        return thai_routed(primary, models.ocr_thai_engine, required=models.ocr_lang == "th", **common)
     return load_ocr(models.ocr_engine, lang=models.ocr_lang, **common, **options)
+
+
+def thai_routed(primary, thai_engine: str, *, required: bool, **common: Any):
+    """``primary`` behind a ``ScriptRouter`` that reads the Thai pages it is unsure of with
+    engine ``thai_engine`` (lang "th"). Without Tesseract's Thai data (``thai_data_found``; the
+    engine named may need it) ``primary`` alone, unless ``required``: FileNotFoundError then,
+    naming the Debian packages. The scorer's training reads through this too
+    (``training.dataset``), so that it learns the pages serving reads."""
+    from models.script_router import ScriptRouter, thai_data_found
+
+    if thai_engine == "tesseract" and not thai_data_found():
+        if required:
+            from models.tesseract_engine import find_tessdata
+
+            find_tessdata("tha+eng")  # raises, naming the packages
+        return primary
+    return ScriptRouter(primary, {"Thai": load_ocr(thai_engine, lang="th", **common)})
 
 
 def llm_backend(models: ModelConfig):

@@ -46,10 +46,16 @@ ADAPTER_ENGINE = "rapidocr"
 
 
 def _engine(lang: str, name: str = ADAPTER_ENGINE):
-    """OCR engine ``name`` (its "ch" model) for Latin and Chinese text, Tesseract
-    for Thai."""
+    """OCR engine ``name`` (its "ch" model). For ``ADAPTER_ENGINE`` (the adapter's recipe),
+    Tesseract for the documents whose ``lang`` is Thai; for any other (the scorer's ``ppocr``),
+    the engine as serving loads it (``pipeline.runner.thai_routed``): the document's language
+    is not known there, so a page is read as Thai where the router finds it so."""
     from models.registry import load_ocr
 
+    if name != ADAPTER_ENGINE:
+        from pipeline.runner import thai_routed
+
+        return thai_routed(load_ocr(name, lang="ch", threads=1), "tesseract", required=False, threads=1)
     if lang == "th":
         try:
             return load_ocr("tesseract", lang="th")

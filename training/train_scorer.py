@@ -841,7 +841,9 @@ def card_markdown(card: dict) -> str:
         "deterministically: LightGBM on one thread with fixed seeds, sorted inputs.",
         "",
         f"- Training data: {card['documents']} documents of the training set and the synthetic generator "
-        f"({', '.join(f'{k} {v}' for k, v in card['by_source'].items())}), read with `{ENGINE}`; never the dev set.",
+        f"({', '.join(f'{k} {v}' for k, v in card['by_source'].items())}), read with `{ENGINE}`",
+        "  as serving reads them (the Thai pages by Tesseract where its Thai data is installed:",
+        "  `pipeline.runner.thai_routed`); never the dev set.",
         "- Labels: the reference scorer's `field_ok` (`../shared/bench/score.py`).",
         f"- Vendor profiles: the {card['profiled']} documents of a vendor seen more than once are read with",
         "  the profile its other documents teach, as approved with their truth (leave one out; no copy of",

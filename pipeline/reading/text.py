@@ -125,10 +125,19 @@ def is_scan(page: Page | None) -> bool:
     return page is None or sum(len(line.text) for line in page.lines) < MIN_TEXT_LAYER_CHARS
 
 
-def ocr_page(image, number: int, engine) -> Page:
-    """OCR one PIL image with ``engine`` (models.ocr.OcrEngine) into a Page (pixel boxes)."""
-    segments = [(line.text, line.bbox, line.confidence) for line in engine.recognize(image)]
-    return Page(number, float(image.width), float(image.height), tuple(group_lines(segments)), "ocr")
+def ocr_page(image, number: int, engine) -> tuple[Page, str]:
+    """OCR one PIL image with ``engine`` (models.ocr.OcrEngine) into a Page (pixel boxes), and
+    the name of the engine that read it: a router of engines (``models.script_router``) names
+    the one whose reading it returned (``recognize_by``), any other engine itself."""
+    by = getattr(engine, "recognize_by", None)
+    name, lines = by(image) if by else (engine.name, engine.recognize(image))
+    segments = [(line.text, line.bbox, line.confidence) for line in lines]
+    return Page(number, float(image.width), float(image.height), tuple(group_lines(segments)), "ocr"), name
+
+
+def _joined(names: list[str]) -> str | None:
+    """The engines that read a document's pages, each once, in page order ("ppocr+tesseract")."""
+    return "+".join(dict.fromkeys(names)) or None
 
 
 def render_scale(width: float, height: float, dpi: float, max_pixels: int) -> float:
@@ -161,6 +170,7 @@ def pdf_text(
         count = len(pdf)
     doc = DocumentText()
     ocr_done = 0
+    readers: list[str] = []
     try:
         for index in range(count):
             image = None
@@ -178,9 +188,9 @@ def pdf_text(
                 doc.skipped_pages += 1
                 continue
             if image is not None:
-                engine = engine_factory()
-                result = ocr_page(image, index + 1, engine)
-                doc.ocr_engine = engine.name
+                result, reader = ocr_page(image, index + 1, engine_factory())
+                readers.append(reader)
+                doc.ocr_engine = _joined(readers)
                 ocr_done += 1
             doc.pages.append(result)
     finally:
@@ -198,5 +208,5 @@ def image_text(data: bytes, engine_factory) -> DocumentText:
         image = ImageOps.exif_transpose(image).convert("RGB")
     except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
         raise UnreadableDocument(f"the image cannot be decoded: {exc}") from exc
-    engine = engine_factory()
-    return DocumentText(pages=[ocr_page(image, 1, engine)], ocr_engine=engine.name)
+    page, reader = ocr_page(image, 1, engine_factory())
+    return DocumentText(pages=[page], ocr_engine=reader)

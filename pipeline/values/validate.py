@@ -9,6 +9,7 @@ own arithmetic can be wrong, and a due date before the issue date is allowed by 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import date
 from decimal import Decimal
@@ -76,17 +77,30 @@ def totals_add_up(data: dict[str, Any]) -> list[str]:
     return []
 
 
+# A line that states a part of the line above it ("Incl. Thuiskopieheffing 4,24", "dont
+# éco-participation 0,50", "davon Pfand 0,25"): its amount is already in that line's total, so
+# a sum that counts it twice misses the subtotal by exactly that amount.
+INCLUDED_LINE_RE = re.compile(
+    r"^\W*(?:incl(?:\.|uded|uding|usief)?|inkl(?:\.|usive)?|dont|davon|of\s+which)(?![a-z])", re.I
+)
+
+
+def _included(line: dict[str, Any]) -> bool:
+    return bool(INCLUDED_LINE_RE.match(str(line.get("description") or "")))
+
+
 def lines_add_up(data: dict[str, Any]) -> list[str]:
-    """The line totals sum to the subtotal (EN 16931 BR-CO-10), or to the total on receipts."""
+    """The line totals sum to the subtotal (EN 16931 BR-CO-10), or to the total on receipts;
+    counted with or without the lines that state a part of another (``INCLUDED_LINE_RE``)."""
     subtotal, total = _amount(data, "subtotal"), _amount(data, "total_amount")
-    totals = [_amount(line, "line_total") for line in data.get("line_items") or []]
-    totals = [amount for amount in totals if amount is not None]
-    if not totals or subtotal is None:
+    lines = [(line, _amount(line, "line_total")) for line in data.get("line_items") or []]
+    lines = [(line, amount) for line, amount in lines if amount is not None]
+    if not lines or subtotal is None:
         return []
-    line_sum = sum(totals, Decimal(0))
-    if not agree(line_sum, subtotal) and (
-        total is None or not (agree(line_sum, total) or cash_rounded(line_sum, total))
-    ):
+    line_sum = sum((amount for _, amount in lines), Decimal(0))
+    apart = sum((amount for line, amount in lines if not _included(line)), Decimal(0))
+    sums = {line_sum, apart}
+    if not any(agree(s, subtotal) or (total is not None and (agree(s, total) or cash_rounded(s, total))) for s in sums):
         return [f"line items sum to {line_sum:.2f}, subtotal is {subtotal:.2f}"]
     return []
 

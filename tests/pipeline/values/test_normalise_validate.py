@@ -46,3 +46,21 @@ def test_validation_rules():
     inclusive = {"subtotal": 9.81, "tax_amount": 0.59, "total_amount": 9.81, "invoice_date": "2024-03-05"}
     assert validate(inclusive) == []
     assert "tax_amount 10.40 is not less than total_amount 9.81" in validate({**inclusive, "tax_amount": 10.4})
+
+
+def test_a_line_that_states_a_part_of_another_is_not_counted_twice():
+    # Coolblue's invoices print the levy that the price above already holds as a line of its own
+    levy = {"description": "Incl. Thuiskopieheffing: Thuiskopie", "line_total": 4.24}
+    gross = {"subtotal": 593.36, "tax_amount": 124.61, "total_amount": 717.97, "invoice_date": "2014-04-19"}
+    lines = [
+        {"description": "Apple iPad Air", "line_total": 399.0},
+        levy,
+        {"description": "Cover", "line_total": 318.97},
+    ]
+    assert validate({**gross, "line_items": lines}) == []
+    extra = [*lines[:1], {"description": "Installation", "line_total": 4.24}, lines[2]]
+    assert validate({**gross, "line_items": extra}) == ["line items sum to 722.21, subtotal is 593.36"]
+    for note in ("dont éco-participation", "davon Pfand", "(incl. deposit)", "Inkl. MwSt-Anteil"):
+        assert (
+            validate({**gross, "line_items": [*lines[:1], {"description": note, "line_total": 4.24}, lines[2]]}) == []
+        )
