@@ -105,6 +105,7 @@ def check_database(settings: Settings) -> CheckResult:
 
 def check_ocr(settings: Settings) -> CheckResult:
     from models.registry import NO_THAI
+    from models.script_router import ScriptRouter
     from pipeline.runner import ocr_engine
 
     engine = settings.ocr.engine
@@ -114,7 +115,7 @@ def check_ocr(settings: Settings) -> CheckResult:
         if engine == "surya" and (failed := _surya_missing(dict(models.ocr_options))):
             return failed  # one reason per missing file, before anything loads
         loaded = ocr_engine(models)  # loaded as every worker loads it
-        name = loaded.name  # "ppocr+tesseract" where Thai pages get Tesseract's second look
+        name, routed = loaded.name, isinstance(loaded, ScriptRouter)  # Thai pages: a second look
         loaded.close()  # surya: its child process and any recognition server it started
     except Exception as exc:  # whatever the back-end raises, the operator needs the message
         return CheckResult(
@@ -125,7 +126,7 @@ def check_ocr(settings: Settings) -> CheckResult:
             "engine needs (tesseract, or OCR_LANG th: Debian's tesseract-ocr-<lang>)",
         )
     thai = ""
-    if engine in NO_THAI and "+" not in name:
+    if engine in NO_THAI and not routed:
         thai = "; Thai pages are read without a Thai model (apt-get install tesseract-ocr-tha tesseract-ocr-eng)"
     return CheckResult(
         "ocr", True, f"{name} loads (OCR_LANG {settings.ocr.OCR_LANG}, {time.perf_counter() - started:.1f} s){thai}"

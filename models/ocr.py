@@ -35,5 +35,11 @@ class OcrEngine(Protocol):
         it). Default: ``recognize`` on each page, in order."""
         return [self.recognize(image) for image in images]
 
+    def recognize_by(self, image) -> tuple[str, list[OcrLine]]:
+        """Optional: (the name of the engine that read the page, its lines), for an engine that
+        hands pages to others (``models.script_router.ScriptRouter``); a document reports that
+        name as its OCR engine. Default: ``(name, recognize(image))``."""
+        return self.name, self.recognize(image)
+
     def close(self) -> None:
         """Optional: release what the engine started (a child process, a server). Default: nothing."""

@@ -16,8 +16,7 @@ whose floor is 0.92, Tesseract's reading of a Latin page holds 2 % Thai letters,
 78 to 97 %.
 
 Which installations route (OCR_LANG "th", or "ch" with Tesseract's Thai data installed) is
-``pipeline.runner.thai_routed``'s choice. Imports only ``models.ocr`` and, lazily,
-``models.tesseract_engine`` (``thai_data_found``).
+``pipeline.runner.thai_routed``'s choice. Imports only ``models.ocr``.
 """
 
 from __future__ import annotations
@@ -85,8 +84,8 @@ class ScriptRouter(OcrEngine):
 
     def engine_for(self, image) -> OcrEngine:
         """The engine whose reading ``recognize`` returns for ``image``."""
-        found = self.second_look(image, self.primary.recognize(image))
-        return self.by_script[found[0]] if found else self.primary
+        name = self.recognize_by(image)[0]
+        return next((e for e in self.by_script.values() if e.name == name), self.primary)
 
     def recognize(self, image) -> list[OcrLine]:
         return self.recognize_by(image)[1]
@@ -101,15 +100,3 @@ class ScriptRouter(OcrEngine):
     def close(self) -> None:
         for engine in (self.primary, *self.by_script.values()):
             getattr(engine, "close", lambda: None)()
-
-
-def thai_data_found() -> bool:
-    """Whether Tesseract's Thai and English data (Debian's ``tesseract-ocr-tha``,
-    ``tesseract-ocr-eng``) is installed, so that a Tesseract engine can read Thai pages."""
-    from models.tesseract_engine import find_tessdata
-
-    try:
-        find_tessdata("tha+eng")
-    except FileNotFoundError:
-        return False
-    return True

@@ -39,19 +39,19 @@ def ocr_engine(models: ModelConfig, **extra: Any):
 
 def thai_routed(primary, thai_engine: str, *, required: bool, **common: Any):
     """``primary`` behind a ``ScriptRouter`` that reads the Thai pages it is unsure of with
-    engine ``thai_engine`` (lang "th"). Without Tesseract's Thai data (``thai_data_found``; the
-    engine named may need it) ``primary`` alone, unless ``required``: FileNotFoundError then,
-    naming the Debian packages. The scorer's training reads through this too
-    (``training.dataset``), so that it learns the pages serving reads."""
-    from models.script_router import ScriptRouter, thai_data_found
+    engine ``thai_engine`` (lang "th"). Where that engine's data is missing (it raises
+    FileNotFoundError: Tesseract without Debian's ``tesseract-ocr-tha``) ``primary`` alone,
+    unless ``required``: the error then, naming the packages. The scorer's training reads
+    through this too (``training.dataset``), so that it learns the pages serving reads."""
+    from models.script_router import ScriptRouter
 
-    if thai_engine == "tesseract" and not thai_data_found():
+    try:
+        thai = load_ocr(thai_engine, lang="th", **common)
+    except FileNotFoundError:
         if required:
-            from models.tesseract_engine import find_tessdata
-
-            find_tessdata("tha+eng")  # raises, naming the packages
+            raise
         return primary
-    return ScriptRouter(primary, {"Thai": load_ocr(thai_engine, lang="th", **common)})
+    return ScriptRouter(primary, {"Thai": thai})
 
 
 def llm_backend(models: ModelConfig):

@@ -127,8 +127,8 @@ def is_scan(page: Page | None) -> bool:
 
 def ocr_page(image, number: int, engine) -> tuple[Page, str]:
     """OCR one PIL image with ``engine`` (models.ocr.OcrEngine) into a Page (pixel boxes), and
-    the name of the engine that read it: a router of engines (``models.script_router``) names
-    the one whose reading it returned (``recognize_by``), any other engine itself."""
+    the name of the engine that read it (``OcrEngine.recognize_by``: a router of engines names
+    the one whose reading it returned; an engine that does not subclass OcrEngine, itself)."""
     by = getattr(engine, "recognize_by", None)
     name, lines = by(image) if by else (engine.name, engine.recognize(image))
     segments = [(line.text, line.bbox, line.confidence) for line in lines]

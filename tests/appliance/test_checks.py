@@ -195,3 +195,13 @@ def test_staged_pool_reserving_gpus_the_host_lacks_fails_the_check(tmp_path):
     result = cli(config, "check", "--skip", "ocr", "--skip", "llm")
     assert result.returncode != 0
     assert "ocr.num_gpus + llm.num_gpus reserve 0.5 GPU(s)" in result.stdout, result.stdout
+
+
+@pytest.mark.model
+def test_the_ocr_check_says_when_thai_pages_go_without_a_thai_model(tmp_path, monkeypatch):
+    monkeypatch.setattr("models.tesseract_engine.DEBIAN_TESSDATA", ())
+    monkeypatch.delenv("TESSDATA_PREFIX", raising=False)
+    result = checks.check_ocr(make_settings(tmp_path, {"ocr": {"engine": "ppocr"}}))
+    assert result.ok and "Thai pages are read without a Thai model" in result.detail, result.line()
+    failed = checks.check_ocr(make_settings(tmp_path, {"ocr": {"engine": "ppocr", "OCR_LANG": "th"}}))
+    assert not failed.ok and "tesseract-ocr-tha" in failed.detail, failed.line()

@@ -12,14 +12,24 @@ from PIL import Image
 
 from models.ocr import OcrEngine, OcrLine
 from models.ppocr_engine import PpOcrEngine
-from models.script_router import ScriptRouter, mean_confidence, script_share, thai_data_found
+from models.script_router import ScriptRouter, mean_confidence, script_share
+from models.tesseract_engine import find_tessdata
 from pipeline.context import JobContext
 from pipeline.runner import Extractor, ocr_engine, thai_routed
 from tests.conftest import DATASETS, make_settings, needs_datasets
 from tests.support.thai_receipt import THAI_RECEIPT
 
+
+def thai_data_missing() -> bool:
+    try:
+        find_tessdata("tha+eng")
+        return False
+    except FileNotFoundError:
+        return True
+
+
 needs_thai_data = pytest.mark.skipif(
-    not thai_data_found(), reason="Debian's tesseract-ocr-tha/-eng data is not installed"
+    thai_data_missing(), reason="Debian's tesseract-ocr-tha/-eng data is not installed"
 )
 
 
@@ -63,11 +73,10 @@ def test_a_script_without_a_known_block_is_refused():
 
 
 def test_without_thai_data_the_default_reads_with_the_engine_alone_and_th_names_the_packages(monkeypatch):
-    monkeypatch.setattr("models.script_router.thai_data_found", lambda: False)
-    primary = Fake("ppocr", "", 1.0)
-    assert thai_routed(primary, "tesseract", required=False) is primary
     monkeypatch.setattr("models.tesseract_engine.DEBIAN_TESSDATA", ())
     monkeypatch.delenv("TESSDATA_PREFIX", raising=False)
+    primary = Fake("ppocr", "", 1.0)
+    assert thai_routed(primary, "tesseract", required=False) is primary
     with pytest.raises(FileNotFoundError, match="tesseract-ocr-tha"):
         thai_routed(primary, "tesseract", required=True)
 
