@@ -176,7 +176,7 @@ def check_arbiter(settings: Settings) -> CheckResult:
 def check_scorer(settings: Settings) -> CheckResult:
     """The learned scorer (``review.scorer_dir``, empty: the bundled one) loads and has a
     threshold for ``review.target_precision`` (``pipeline.decision.scorer``)."""
-    from pipeline.decision.scorer import NEVER, READINGS, ScorerError
+    from pipeline.decision.scorer import DOCUMENT_READINGS, NEVER, ScorerError
     from pipeline.runner import load_scorer
 
     review = settings.review
@@ -189,8 +189,8 @@ def check_scorer(settings: Settings) -> CheckResult:
         return CheckResult("scorer", False, str(exc), hint)
     if scorer is None:
         return CheckResult("scorer", False, "no bundled scorer in this checkout", hint)
-    cuts = {reading: scorer.threshold(review.target_precision, reading) for reading in READINGS}
-    names = {"text_layer": "text-layer documents", "ocr": "OCR'd documents"}
+    cuts = {reading: scorer.threshold(review.target_precision, reading) for reading in DOCUMENT_READINGS}
+    names = {"text_layer": "text-layer documents", "ocr": "OCR'd documents", "ocr_script": "OCR'd Thai documents"}
     shown = ", ".join(
         f"{names[reading]} at key confidence >= {cut:.3f}" if cut < NEVER else f"no {names[reading]}"
         for reading, cut in cuts.items()
@@ -207,7 +207,7 @@ def check_scorer(settings: Settings) -> CheckResult:
         True,
         f"{Path(scorer.path).name}: completes {shown} (target precision {review.target_precision}); "
         "asks the model from "
-        + ", ".join(f"{scorer.ask_floor(review.target_precision, r):.2f} ({names[r]})" for r in READINGS),
+        + ", ".join(f"{scorer.ask_floor(review.target_precision, r):.2f} ({names[r]})" for r in DOCUMENT_READINGS),
     )
 
 

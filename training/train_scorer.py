@@ -53,6 +53,7 @@ import numpy as np
 from pipeline.context import JobContext
 from pipeline.decision.candidates import FEATURES, Candidate
 from pipeline.decision.scorer import (
+    DOCUMENT_READINGS,
     NEVER,
     READINGS,
     REQUIRED_KEYS,
@@ -60,6 +61,7 @@ from pipeline.decision.scorer import (
     SHARE,
     VERIFIER,
     VERIFIER_HEAD,
+    document_reading,
     pooled_share,
     scorable,
     top_share,
@@ -617,7 +619,7 @@ def document_outcomes(
         right_fields = {g.field for g in mine if g.labelled and top(g)[1]}
         right = all(n in right_fields for n in labelled)
         reach = math.prod((caps or {}).get((key, variant, g.field), 1.0) for g in mine)
-        out.append(DocOutcome(key, variant, p, right, item.mode, item.source, reach))
+        out.append(DocOutcome(key, variant, p, right, document_reading(item.doc), item.source, reach))
     return out
 
 
@@ -672,7 +674,7 @@ def ask_floors(outcomes: list[DocOutcome], cuts: dict[str, Cut]) -> dict[str, di
     on the folds the model completed a text layer from 0.73 but an OCR'd page only from 0.94,
     and one floor for both had the model read a fifth of the scans for nothing (seconds each)."""
     out: dict[str, dict[str, float]] = {target: {} for target in cuts}
-    for reading in READINGS:
+    for reading in DOCUMENT_READINGS:
         by_key = by_document([o for o in outcomes if o.mode == reading])
         for target, t in cuts.items():
             cut = reading_cut(t, reading)
@@ -694,7 +696,7 @@ def thresholds(outcomes: list[DocOutcome]) -> dict[str, dict[str, float]]:
     one threshold for both completed OCR'd training documents at 0.966 for the 0.98 target, the
     text layers' 0.993 making up the difference."""
     out: dict[str, dict[str, float]] = {f"{target:.2f}": {} for target in TARGETS}
-    for reading in READINGS:
+    for reading in DOCUMENT_READINGS:
         mine = [o for o in outcomes if o.mode == reading]
         grid = sorted({round(o.probability, 4) for o in mine if o.probability > 0})
         for target in TARGETS:
@@ -716,7 +718,7 @@ def report(outcomes: list[DocOutcome], cuts: dict[str, Cut], floors: dict[str, C
     answered = {o.key for o in outcomes if o.variant == "model"}
     rows = []
     for target, t in cuts.items():
-        for mode in ("all", "text_layer", "ocr"):
+        for mode in ("all", *DOCUMENT_READINGS):
             for state in ("served", "without model", "with model"):
                 mine = [o for o in outcomes if mode in ("all", o.mode)]
                 if state != "served":
@@ -826,9 +828,9 @@ def _profiled(group: Group) -> bool:
 
 
 def _shown_cut(threshold: Cut) -> str:
-    """A threshold for the card: one number, or "text layer / OCR" for all documents."""
+    """A threshold for the card: one number, or "text layer / OCR / OCR'd script" for all documents."""
     if isinstance(threshold, dict):
-        return " / ".join(str(threshold[reading]) for reading in READINGS)
+        return " / ".join(str(threshold[reading]) for reading in DOCUMENT_READINGS)
     return str(threshold)
 
 
@@ -873,7 +875,7 @@ def card_markdown(card: dict) -> str:
         'below the floor the model\'s answer completed no fold document); "without model" and "with',
         'model": the documents the model answered, the scorer never asking it, and as served; "asked":',
         "the documents that end in the model's state. Thresholds and ask floors are fitted per reading",
-        "(text layer / OCR):",
+        "(text layer / OCR / OCR'd Thai: ``scorer.document_reading``):",
         "",
         "| target precision | mode | state | threshold | ask floor | documents | asked | completed "
         "| completed precision |",

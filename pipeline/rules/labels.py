@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.values.parsers import thai_variants
+
 # (kind, weight, pattern). Kinds are schema fields or helpers: "rounding", "ignore" (a label
 # whose value must not be taken by a neighbour: quantities, cash tendered, ids of other
 # things), "other_date", "customer", "vendor", "customer_tax_id". Longer matches win over
@@ -248,14 +250,7 @@ CHANGE_RE = re.compile(
 )
 
 
-def either_sara_am(pattern: str) -> str:
-    """``pattern`` matching Thai SARA AM (U+0E33, "ำ") also as NFKC writes it, NIKHAHIT and SARA
-    AA (U+0E4D U+0E32, "ํา"): the PDF text layer is NFKC-normalised (``pipeline.reading.text``),
-    an OCR engine's output may be either."""
-    return pattern.replace("ำ", "(?:ำ|ํา)")
-
-
-LABEL_RES = [(kind, weight, re.compile(either_sara_am(pattern), re.I)) for kind, weight, pattern in LABELS]
+LABEL_RES = [(kind, weight, re.compile(thai_variants(pattern), re.I)) for kind, weight, pattern in LABELS]
 
 
 TITLE_RE = re.compile(
@@ -266,7 +261,7 @@ TITLE_RE = re.compile(
 
 
 COMPANY_RE = re.compile(
-    either_sara_am(
+    thai_variants(
         r"\b(?:GmbH|AG|KG|OHG|e\.?\s?K\.?|mbH|Inc\.?|Incorporated|Ltd\.?|Limited|LLC|LLP|PLC|Corp\.?|Corporation|Co\.|"
         r"BHD\.?|B\.?\s?V\.?|N\.?\s?V\.?|S\.?\s?A\.?|SARL|S\.?A\.?S\.?|SAS|SRL|S\.?L\.?|S\.?p\.?A\.?|"
         r"Pty\.?|Pvt\.?|a\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?"

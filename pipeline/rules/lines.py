@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from pipeline.rules.labels import either_sara_am
+from pipeline.rules.labels import thai_variants
 from pipeline.rules.layout import TextLine
 from pipeline.values.money import agree
 
@@ -30,7 +30,7 @@ _COLS = {
 }
 
 
-_COL_RES = {k: re.compile(either_sara_am(rf"(?<![a-z])(?:{v})(?![a-z])"), re.I) for k, v in _COLS.items()}
+_COL_RES = {k: re.compile(thai_variants(rf"(?<![a-z])(?:{v})(?![a-z])"), re.I) for k, v in _COLS.items()}
 
 
 _STOP_RE = re.compile(

@@ -4,8 +4,9 @@ This module owns finding values inside a line of text with their character spans
 each printed value into a normalised one (Decimal, ISO date, ISO 4217 code). The
 regular expressions here only locate candidates; the values come from libraries: amounts from
 ``price-parser`` (with the decimal separator the print convention implies), dates written with
-month names from ``dateparser`` in the languages of ``DATE_LANGUAGES``. Must not import ``api``
-or ``appliance``.
+month names from ``dateparser`` in the languages of ``DATE_LANGUAGES``, but Thai months, which
+are twelve fixed spellings (and twelve abbreviations) that OCR reads with marks dropped, from
+``THAI_MONTH_WORDS``. Must not import ``api`` or ``appliance``.
 """
 
 from __future__ import annotations
@@ -220,16 +221,42 @@ MONTH_WORDS = """
     october oct oktober octobre okt octubre ottobre outubro out   november nov novembre noviembre novembro
     december dec dezember décembre decembre dez diciembre dicembre dezembro disember dis
 """.split()
+# Thai marks written above a consonant that OCR drops: MAITAIKHU, the four tone marks and
+# THANTHAKHAT (U+0E47 to U+0E4C). Tesseract reads "รวมทั้งสิ้น" as "รวมทั้งสิน" and "ยอดที่ต้องชำระ"
+# as "ยอดทีต้องชําระ" on the synthetic Thai scans.
+_THAI_UPPER_MARKS = "\u0e47\u0e48\u0e49\u0e4a\u0e4b\u0e4c"
+
+
+def _thai_letters(text: str) -> str:
+    """``text`` without Thai upper marks (``_THAI_UPPER_MARKS``), SARA AM as one character."""
+    return text.replace("\u0e4d\u0e32", "ำ").translate({ord(mark): None for mark in _THAI_UPPER_MARKS})
+
+
+def thai_variants(pattern: str) -> str:
+    """``pattern`` matching Thai SARA AM (U+0E33, "ำ") also as NFKC writes it, NIKHAHIT and SARA
+    AA (U+0E4D U+0E32, "ํา"): the PDF text layer is NFKC-normalised (``pipeline.reading.text``),
+    an OCR engine's output may be either; and its tone marks (``_THAI_UPPER_MARKS``) optional, as
+    OCR drops them. ``pattern`` holds Thai as literal characters, outside character classes."""
+    pattern = pattern.replace("ำ", "(?:ำ|ํา)")
+    for mark in _THAI_UPPER_MARKS:
+        pattern = pattern.replace(mark, mark + "?")
+    return pattern
+
+
 THAI_MONTH_WORDS = """
     มกราคม กุมภาพันธ์ มีนาคม เมษายน พฤษภาคม มิถุนายน กรกฎาคม สิงหาคม กันยายน ตุลาคม พฤศจิกายน ธันวาคม
     ม.ค. ก.พ. มี.ค. เม.ย. พ.ค. มิ.ย. ก.ค. ส.ค. ก.ย. ต.ค. พ.ย. ธ.ค.
 """.split()
-# The languages dateparser reads those month names in (ISO 639-1).
+# The languages dateparser reads month names in (ISO 639-1); Thai months are read by
+# _THAI_MONTH_NUMBER (dateparser 1.5.0 misread "มี.ค." as January).
 DATE_LANGUAGES = ("en", "de", "fr", "nl", "es", "it", "pt", "ms", "th")
-# Spellings dateparser 1.5.0 does not read ("maerz") or misreads ("มี.ค." as January).
-_DATEPARSER_SPELLING = {"maerz": "märz", "มี.ค.": "มีนาคม"}
+# Spellings dateparser 1.5.0 does not read.
+_DATEPARSER_SPELLING = {"maerz": "märz"}
 _MONTH_ALT = "|".join(sorted((re.escape(m) for m in set(MONTH_WORDS)), key=len, reverse=True))
-_THAI_ALT = "|".join(sorted((re.escape(m) for m in THAI_MONTH_WORDS), key=len, reverse=True))
+# Thai months matched as OCR reads them too (``thai_variants``: marks dropped, either SARA AM),
+# and told by their letters alone: month number by the spelling without marks.
+_THAI_ALT = "|".join(thai_variants(re.escape(m)) for m in sorted(THAI_MONTH_WORDS, key=len, reverse=True))
+_THAI_MONTH_NUMBER = {_thai_letters(m): i % 12 + 1 for i, m in enumerate(THAI_MONTH_WORDS)}
 # Numeric years are Gregorian (19xx, 20xx) or Thai Buddhist era (25xx: 2562 is 2019, as Thai
 # receipts print "01/05/2562"), converted by _year.
 # A year may run straight into a time ("18-11-1813:58") on receipts: allow that, not other digits.
@@ -354,6 +381,9 @@ def find_dates(text: str, dayfirst: bool | None = None, loose: bool = False) -> 
                 iso, ambiguous = _numeric(match, dayfirst)
             elif kind in ("ymd", "cjk"):
                 iso = _make(_year(match.group("y")), int(match.group("m")), int(match.group("d")))
+            elif kind == "thai":
+                month = _THAI_MONTH_NUMBER[_thai_letters(match.group("mn"))]
+                iso = _make(_year(match.group("y")), month, int(match.group("d")))
             else:
                 iso = _named_date(int(match.group("d")), match.group("mn"), _year(match.group("y")))
             if iso:

@@ -85,7 +85,7 @@ def test_each_reading_gets_the_threshold_that_keeps_its_own_precision():
     layers = [ts.DocOutcome(f"t{i}", "rules", 0.8, True, "text_layer", "synth") for i in range(30)]
     scans = [outcome(f"s{i}", 0.95, True) for i in range(30)] + [outcome(f"w{i}", 0.8, i >= 2) for i in range(10)]
     cuts = ts.thresholds(layers + scans)
-    assert cuts["0.98"] == {"text_layer": 0.8, "ocr": 0.95}
+    assert cuts["0.98"] == {"text_layer": 0.8, "ocr": 0.95, "ocr_script": ts.NEVER}
     assert ts.coverage(layers + scans, cuts["0.98"]) == (70, 60, 60)
     assert ts.coverage(layers + scans, 0.8)[1:] == (70, 68)  # one threshold: scans at 0.95 precision
 
@@ -162,7 +162,10 @@ def test_the_ask_floor_is_the_lowest_state_the_model_completed_rightly():
     ]
     floors = ts.ask_floors(outcomes, {"0.98": 0.9, "0.99": 0.97})
     # at 0.97 the model completed none: rows only; no text-layer document: its threshold
-    assert floors == {"0.98": {"text_layer": 0.9, "ocr": 0.61}, "0.99": {"text_layer": 0.97, "ocr": 0.97}}
+    assert floors == {
+        "0.98": {"text_layer": 0.9, "ocr": 0.61, "ocr_script": 0.9},
+        "0.99": {"text_layer": 0.97, "ocr": 0.97, "ocr_script": 0.97},
+    }
     assert {(o.key, o.variant) for o in ts.served(outcomes, 0.9, 0.61)} == {
         ("a", "model"),
         ("b", "rules"),
@@ -179,9 +182,9 @@ def test_the_ask_floor_is_fitted_per_reading():
         outcome("c", 0.8, False),
         outcome("c", 0.95, True, "model"),  # a scan completed rightly from 0.8
     ]
-    cuts = {"0.98": {"text_layer": 0.9, "ocr": 0.92}}
+    cuts = {"0.98": {"text_layer": 0.9, "ocr": 0.92, "ocr_script": 0.97}}
     floors = ts.ask_floors(outcomes, cuts)
-    assert floors == {"0.98": {"text_layer": 0.5, "ocr": 0.8}}
+    assert floors == {"0.98": {"text_layer": 0.5, "ocr": 0.8, "ocr_script": 0.97}}  # no OCR'd Thai: its threshold
     assert {(o.key, o.variant) for o in ts.served(outcomes, cuts["0.98"], floors["0.98"])} == {
         ("a", "model"),
         ("b", "rules"),  # below the scans' floor: not asked
@@ -206,7 +209,7 @@ def test_a_document_the_profile_caps_below_the_threshold_is_not_asked_nor_counte
         outcome("b", 0.95, True, "model"),
     ]
     assert {(o.key, o.variant) for o in ts.served(outcomes, 0.9, 0.6)} == {("a", "rules"), ("b", "model")}
-    assert ts.ask_floors(outcomes, {"0.98": 0.9}) == {"0.98": {"text_layer": 0.9, "ocr": 0.75}}
+    assert ts.ask_floors(outcomes, {"0.98": 0.9}) == {"0.98": {"text_layer": 0.9, "ocr": 0.75, "ocr_script": 0.9}}
 
 
 def backed_groups(n_docs: int = 120) -> list[ts.Group]:

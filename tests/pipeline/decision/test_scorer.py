@@ -111,7 +111,18 @@ def test_a_document_is_ocr_read_when_any_page_was_ocrd_and_old_thresholds_hold_f
     assert document_reading(layer) == "text_layer"
     layer.pages.append(Page(3, 595, 842, (), "ocr"))  # a scanned page appended to a PDF
     assert document_reading(layer) == "ocr" and document_reading(None) == "ocr"
-    assert _per_reading(0.96) == {"text_layer": 0.96, "ocr": 0.96}
+    assert _per_reading(0.96) == {"text_layer": 0.96, "ocr": 0.96, "ocr_script": 0.96}
+    # a scorer fitted before OCR'd Thai had its own threshold holds the OCR one for it
+    assert _per_reading({"text_layer": 0.8, "ocr": 0.94})["ocr_script"] == 0.94
+
+
+def test_an_ocrd_document_mostly_in_thai_letters_is_read_apart():
+    from pipeline.decision.scorer import document_reading
+    from pipeline.document import DocumentText
+
+    assert document_reading(DocumentText.of_text("ใบเสร็จรับเงิน รวมทั้งสิ้น ฿4,467.41 Tax ID", "ocr")) == "ocr_script"
+    assert document_reading(DocumentText.of_text("TOTAL RM 30.90 ขอบคุณ", "ocr")) == "ocr"
+    assert document_reading(DocumentText.of_text("ใบเสร็จรับเงิน รวมทั้งสิ้น")) == "text_layer"
 
 
 HEADER_ONLY = [line for line in INVOICE_LINES if not line.startswith(("Description", "Hammer", "Saw"))]

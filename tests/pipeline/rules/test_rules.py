@@ -917,6 +917,20 @@ def test_thai_labels_match_the_nfkc_text_layer_and_either_spelling_of_sara_am():
         ], spelling
 
 
+def test_a_thai_total_label_whose_tone_marks_ocr_dropped_still_labels_the_total():
+    """Tesseract reads "รวมทั้งสิ้น" as "รวมทั้งสิน" on the synthetic Thai scans; the cash tendered
+    below it (เงินสด) is no total."""
+    doc = text_page(
+        "40: 40 หสน.ธรรมทินนา | size 16",
+        "200: 40 มูลค่าสินค้า | 460 4,175.15",
+        "215: 40 ภาษีมูลค่าเพิ่ม @7% | 460 292.26",
+        "230: 40 รวมทั้งสิน | 460 ฿4,467.41",
+        "245: 40 เงินสด | 460 4,480.00",
+        "260: 40 เงินทอน | 460 12.59",
+    )
+    assert extract_rules(doc).fields["total_amount"] == Decimal("4467.41")
+
+
 def test_the_sum_row_of_a_net_and_tax_table_is_no_total():
     """A Chinese VAT invoice sums its 金额 and 税额 columns on the "合 计" row; the total is the
     价税合计 line below (the net 224,878.78 had been read as the total)."""

@@ -97,6 +97,22 @@ def test_numeric_thai_buddhist_era_dates_are_gregorian():
     assert find_dates("12/05/2534", True)[0].iso == "1991-05-12"
 
 
+@pytest.mark.parametrize(
+    ("printed", "iso"),
+    [
+        ("1 กุมภาพันธ 2561", "2018-02-01"),  # THANTHAKHAT dropped
+        ("9 พฤศจิกายน 2559", "2016-11-09"),
+        ("11 พ.ย. 2560", "2017-11-11"),
+        ("5 มิถุนายน 2565", "2022-06-05"),
+        ("3 ก\u0e38มภาพ\u0e31นธ\u0e4c 2561", "2018-02-03"),
+    ],
+)
+def test_thai_months_are_read_as_ocr_spells_them(printed, iso):
+    """Tesseract drops Thai marks above the letters on the synthetic Thai scans; the month is
+    told by its letters."""
+    assert parse_date(printed) == iso
+
+
 def test_impossible_and_out_of_range_dates_are_not_dates():
     assert find_dates("31 Feb 2023") == []
     assert find_dates("12 May 1850") == []
