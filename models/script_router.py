@@ -45,14 +45,19 @@ def mean_confidence(lines: list[OcrLine]) -> float:
     return sum(line.confidence * len(line.text) for line in lines) / chars
 
 
-def script_share(lines: list[OcrLine], script: str) -> float:
-    """The share of the letters of ``lines`` that lie in ``script``'s Unicode block
+def text_script_share(text: str, script: str) -> float:
+    """The share of the letters of ``text`` that lie in ``script``'s Unicode block
     (``SCRIPT_BLOCKS``); 0.0 without letters."""
     low, high = SCRIPT_BLOCKS[script]
-    letters = [char for line in lines for char in line.text if char.isalpha()]
+    letters = [char for char in text if char.isalpha()]
     if not letters:
         return 0.0
     return sum(low <= ord(char) <= high for char in letters) / len(letters)
+
+
+def script_share(lines: list[OcrLine], script: str) -> float:
+    """``text_script_share`` of the text of ``lines``."""
+    return text_script_share(" ".join(line.text for line in lines), script)
 
 
 class ScriptRouter(OcrEngine):

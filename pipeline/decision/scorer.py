@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from models.script_router import SCRIPT_BLOCKS
+from models.script_router import MIN_SCRIPT_SHARE, SCRIPT_BLOCKS, text_script_share
 from pipeline.decision.candidates import FEATURES, Candidate, identical, same_value
 from pipeline.schema import KEY_FIELDS, Source
 
@@ -70,7 +70,6 @@ READINGS = ("text_layer", "ocr")  # how a page was read: backed values calibrate
 # fitted with the other scans they raised the OCR threshold from 0.911 to 0.969 and cut the scans
 # completed from 188 to 106; on their own they get the threshold their own precision earns.
 DOCUMENT_READINGS = (*READINGS, "ocr_script")
-SCRIPT_SHARE = 0.5  # the share of a document's letters in one such script that makes it one
 VERIFIER_HEAD = ("top_raw", "top_share", "margin", "n_ranked")
 LONE_MARGIN = 5.0  # the margin of a lone candidate: far ahead of a runner-up it does not have
 _SOURCES = {"template": Source.TEMPLATE, "rules": Source.RULES, "model": Source.MODEL, "profile": Source.PROFILE}
@@ -251,17 +250,15 @@ def reading(cand: Candidate) -> str:
 def document_reading(doc: Any) -> str:
     """How a document was read (``DOCUMENT_READINGS``): ``"ocr"`` where any of its pages was
     OCR'd (a scan, a photo, a PDF page without text), ``"ocr_script"`` where such a document's
-    letters are mostly (``SCRIPT_SHARE``) of one script of ``SCRIPT_BLOCKS``, else
+    letters are mostly (``MIN_SCRIPT_SHARE``, as the second look decides a page) of one script of
+    ``SCRIPT_BLOCKS``, else
     ``"text_layer"``; ``doc`` a ``pipeline.document.DocumentText`` (None: ``"ocr"``)."""
     if doc is None or not doc.pages:
         return "ocr"
     if not any(page.source == "ocr" for page in doc.pages):
         return "text_layer"
-    letters = [char for char in doc.text if char.isalpha()]
-    for low, high in SCRIPT_BLOCKS.values():
-        if letters and sum(low <= ord(char) <= high for char in letters) >= SCRIPT_SHARE * len(letters):
-            return "ocr_script"
-    return "ocr"
+    text = doc.text
+    return "ocr_script" if any(text_script_share(text, s) >= MIN_SCRIPT_SHARE for s in SCRIPT_BLOCKS) else "ocr"
 
 
 def _per_reading(fitted: float | dict[str, float]) -> dict[str, float]:

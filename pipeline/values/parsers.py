@@ -227,9 +227,12 @@ MONTH_WORDS = """
 _THAI_UPPER_MARKS = "\u0e47\u0e48\u0e49\u0e4a\u0e4b\u0e4c"
 
 
+_WITHOUT_UPPER_MARKS = str.maketrans("", "", _THAI_UPPER_MARKS)
+
+
 def _thai_letters(text: str) -> str:
     """``text`` without Thai upper marks (``_THAI_UPPER_MARKS``), SARA AM as one character."""
-    return text.replace("\u0e4d\u0e32", "ำ").translate({ord(mark): None for mark in _THAI_UPPER_MARKS})
+    return text.replace("\u0e4d\u0e32", "ำ").translate(_WITHOUT_UPPER_MARKS)
 
 
 def thai_variants(pattern: str) -> str:
