@@ -3,7 +3,8 @@
 OCR engines (rapidocr above all) read ``0`` as ``O``, ``1`` as ``l`` or ``I`` inside numbers
 ("475OO", "1OO.00"), ``O`` as ``0`` inside capitalised words ("BR00KS LTD") and a dollar sign
 as ``S`` ("S8.20"). This module owns fixing such words of OCR'd pages, conservatively: letters
-inside a token made of digits only, zeros between capitals in a token of letters only, and ``S``
+inside a token made of digits only, zeros between capitals in a token of letters only or before
+the capital prefix of an identifier, and ``S``
 as ``$`` only when the document prints dollar amounts elsewhere. Text-layer pages are never changed.
 Standard library only; pipeline must not import ``api`` or ``appliance``.
 """
@@ -20,6 +21,9 @@ _NUMERIC_TOKEN_RE = re.compile(
 _DIGIT_FOR = str.maketrans({"O": "0", "o": "0", "I": "1", "l": "1"})
 # The other way round: a capital O read as a zero inside a capitalised word ("BR00KS LTD").
 _LETTER_WORD_RE = re.compile(r"(?<![\w-])(?:[A-Z]+0+)+[A-Z]+(?![\w-])")
+# And at the start of an identifier whose prefix is capitals ("0R13-16614" for the official
+# receipt "OR13-16614"); identifiers only (four digits or more), so "0W40" oil stays as printed.
+_LEADING_ZERO_ID_RE = re.compile(r"(?<![\w-])0(?=[A-Z]{1,3}[-/]?\d(?:[-/]?\d){3,}(?![\w-]))")
 # "S8.20": a dollar sign read as S, glued to an amount with cents.
 _S_DOLLAR_RE = re.compile(r"(?<![A-Za-z0-9$])S(?=\d{1,6}[.,]\d{2}(?![\d%]))")
 _DOLLAR_AMOUNT_RE = re.compile(r"\$\s?\d")
@@ -60,12 +64,14 @@ def fix_ocr_word(text: str, dollars: bool = False) -> str:
     """One OCR'd word (or phrase) with misread digits repaired.
 
     ``"475OO"`` -> ``"47500"``, ``"RM1O.5O"`` -> ``"RM10.50"``; words with other letters
-    ("ES1OOO1L", "LOT") stay as they are; ``"BR00KS"`` -> ``"BROOKS"`` (zeros between capitals).
+    ("ES1OOO1L", "LOT") stay as they are; ``"BR00KS"`` -> ``"BROOKS"`` (zeros between capitals),
+    ``"0R13-16614"`` -> ``"OR13-16614"`` (a zero before an identifier's capital prefix).
     With ``dollars`` (the document prints ``$`` amounts), ``"Total:S8.20"`` -> ``"Total:$8.20"``;
     ``"300∈"`` -> ``"300€"``.
     """
     text = _NUMERIC_TOKEN_RE.sub(_fix_number, text).translate(_SYMBOL_FOR)
     text = _LETTER_WORD_RE.sub(_fix_letters, text)
+    text = _LEADING_ZERO_ID_RE.sub("O", text)
     text = " ".join(token if _WEB_RE.search(token) else _GLUED_RE.sub(" ", token) for token in text.split(" "))
     if dollars:
         text = _S_DOLLAR_RE.sub("$", text)

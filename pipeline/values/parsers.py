@@ -241,9 +241,8 @@ def thai_variants(pattern: str) -> str:
     an OCR engine's output may be either; and its tone marks (``_THAI_UPPER_MARKS``) optional, as
     OCR drops them. ``pattern`` holds Thai as literal characters, outside character classes."""
     pattern = pattern.replace("ำ", "(?:ำ|ํา)")
-    for mark in _THAI_UPPER_MARKS:
-        pattern = pattern.replace(mark, mark + "?")
-    return pattern
+    # a mark the pattern already makes optional stays greedy: "่??" would match "เลขที" of "เลขที่: 44230"
+    return re.sub(f"([{_THAI_UPPER_MARKS}])\\??", "\\1?", pattern)
 
 
 THAI_MONTH_WORDS = """

@@ -70,24 +70,34 @@ def outcome(key: str, p: float, right: bool, variant: str = "rules") -> ts.DocOu
 
 
 def test_the_threshold_is_the_lowest_that_keeps_the_precision():
-    # 30 sure and right, then 10 at 0.8 of which 2 wrong, then 10 at 0.5 of which 5 wrong
-    outcomes = [outcome(f"a{i}", 0.95, True) for i in range(30)]
-    outcomes += [outcome(f"b{i}", 0.8, i >= 2) for i in range(10)]
-    outcomes += [outcome(f"c{i}", 0.5, i >= 5) for i in range(10)]
+    # 100 sure and right, then 20 at 0.8 of which 2 wrong, then 20 at 0.5 of which 10 wrong
+    outcomes = [outcome(f"a{i}", 0.95, True) for i in range(100)]
+    outcomes += [outcome(f"b{i}", 0.8, i >= 2) for i in range(20)]
+    outcomes += [outcome(f"c{i}", 0.5, i >= 10) for i in range(20)]
     cuts = ts.thresholds(outcomes)
-    assert cuts["0.95"]["ocr"] == 0.8  # 38 of 40 right at 0.8 (0.95); 43 of 50 at 0.5 is not
-    assert cuts["0.98"]["ocr"] == 0.95 and cuts["0.99"]["ocr"] == 0.95
+    assert cuts["0.95"]["ocr"] == 0.8  # 118 of 120 right at 0.8 (expected 0.975); 128 of 140 at 0.5 is not
+    assert cuts["0.98"]["ocr"] == 0.95 and cuts["0.99"]["ocr"] == 0.95  # 100 of 100: 0.990
     assert cuts["0.95"]["text_layer"] == ts.NEVER  # no text-layer document: none completes
+
+
+def test_the_precision_a_threshold_promises_counts_how_many_documents_stand_behind_it():
+    assert ts.expected_precision(30, 30) == 31 / 32  # not 1.0: thirty documents are little evidence
+    assert 0 < 196 / 200 - ts.expected_precision(196, 200) < 1.0 - ts.expected_precision(30, 30)  # less, the more
+    # 30 right of 30 keep 0.95 but do not promise 0.98; 60 of 60 do
+    few = ts.thresholds([outcome(f"a{i}", 0.9, True) for i in range(30)])
+    many = ts.thresholds([outcome(f"a{i}", 0.9, True) for i in range(60)])
+    assert (few["0.95"]["ocr"], few["0.98"]["ocr"]) == (0.9, ts.NEVER)
+    assert many["0.98"]["ocr"] == 0.9
 
 
 def test_each_reading_gets_the_threshold_that_keeps_its_own_precision():
     # text layers: right from 0.8 up; scans: 2 of 10 wrong at 0.8, right above
-    layers = [ts.DocOutcome(f"t{i}", "rules", 0.8, True, "text_layer", "synth") for i in range(30)]
-    scans = [outcome(f"s{i}", 0.95, True) for i in range(30)] + [outcome(f"w{i}", 0.8, i >= 2) for i in range(10)]
+    layers = [ts.DocOutcome(f"t{i}", "rules", 0.8, True, "text_layer", "synth") for i in range(60)]
+    scans = [outcome(f"s{i}", 0.95, True) for i in range(60)] + [outcome(f"w{i}", 0.8, i >= 2) for i in range(10)]
     cuts = ts.thresholds(layers + scans)
     assert cuts["0.98"] == {"text_layer": 0.8, "ocr": 0.95, "ocr_script": ts.NEVER}
-    assert ts.coverage(layers + scans, cuts["0.98"]) == (70, 60, 60)
-    assert ts.coverage(layers + scans, 0.8)[1:] == (70, 68)  # one threshold: scans at 0.95 precision
+    assert ts.coverage(layers + scans, cuts["0.98"]) == (130, 120, 120)
+    assert ts.coverage(layers + scans, 0.8)[1:] == (130, 128)  # one threshold: scans at 0.97 precision
 
 
 def test_without_enough_completed_documents_nothing_completes():

@@ -111,20 +111,21 @@ def test_dutch_invoiced_to_labels_are_in_the_lexicon():
 
 
 def test_the_profile_reads_an_ocr_misread_number_in_the_vendor_s_pattern_on_its_printed_candidate():
-    # synthetic Malaysian vendor (learning stream, scans): OCR reads "OR18-47851" as "0R18-47851"
+    # synthetic Malaysian vendor (learning stream, scans): OCR reads "OR18-47855" as "OR18-4785S"
+    # (its "0R18-47855" pipeline.rules.ocr repairs on any page, profile or not)
     doc = ocr_page(
         "40: 100 KEDAI SOON KEE RESTAURANT SDN BHD | size 20",
-        "80: 50 Invoice No: 0R18-47851",
+        "80: 50 Invoice No: OR18-4785S",
         "120: 50 Date: 25/12/2018",
         "300: 50 TOTAL RM | 400 39.00",
     )
     rules = extract_rules(doc)
-    proposals = {"rules": normalise.fields(rules.fields), "profile": {"invoice_number": "OR18-47851"}}
+    proposals = {"rules": normalise.fields(rules.fields), "profile": {"invoice_number": "OR18-47855"}}
     found = candidates(doc, [], proposals, model_ran=False, profile_support={"invoice_number": 2})
     numbers = {c.value: c for c in found["invoice_number"]}
-    assert "0R18-47851" not in numbers  # one candidate, in the vendor's pattern
-    number = numbers["OR18-47851"]
-    assert "profile" in number.sources and "0R18-47851" in number.evidence["text"]
+    assert "OR18-4785S" not in numbers  # one candidate, in the vendor's pattern
+    number = numbers["OR18-47855"]
+    assert "profile" in number.sources and "OR18-4785S" in number.evidence["text"]
     assert number.features["profile_support"] == 2 and number.features["lab_id_left"] > 0
 
 

@@ -153,6 +153,10 @@ def test_ocr_word_repairs_zeros_read_for_the_o_of_a_capitalised_word():
     # ids, codes and short words keep their zeros
     for word in ("OR18-26792", "PO0123", "A0B", "SR0", "ID:A100B", "7-ELEVEN"):
         assert fix_ocr_word(word) == word
+    assert fix_ocr_word("No: 0R13-16614") == "No: OR13-16614"  # an official receipt's number
+    assert fix_ocr_word("0R/2023/04/2941") == "OR/2023/04/2941"
+    assert fix_ocr_word("0W40") == "0W40" and fix_ocr_word("0R12") == "0R12"  # too few digits for an id
+    assert fix_ocr_word("A0R1234") == "A0R1234"  # not at the start: a code as printed
 
 
 def test_glued_colon_amount_and_dotted_time_after_date():
@@ -875,6 +879,7 @@ def test_a_paid_invoice_reads_its_amount_due_of_zero_as_the_balance():
         ("Numéro:", "10199"),
         ("No ticket:", "12345"),
         ("เลขทีใบเสร็จ :", "0050078"),
+        ("เลขที่:", "44230"),  # the tone mark is part of the label, not the number's first character
     ],
 )
 def test_credit_note_and_till_receipt_number_labels(label, number):

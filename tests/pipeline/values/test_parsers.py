@@ -1,6 +1,7 @@
 """Unit tests of the library-backed value parsers: price-parser amounts, dateparser month names,
 python-stdnum tax ids and IBANs, and how the rules use them to choose among candidates."""
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -212,3 +213,11 @@ def test_vendor_tax_id_with_valid_check_digits_wins(doc, tax_id):
     """Among the tax ids a page prints, the vendor's is the one with valid check digits, whether
     labelled, unlabelled or glued to its label; the customer's is never the vendor's."""
     assert extract_rules(doc).fields["vendor_tax_id"] == tax_id
+
+
+def test_thai_variants_leave_a_mark_the_pattern_already_made_optional_greedy():
+    from pipeline.values.parsers import thai_variants
+
+    pattern = re.compile(thai_variants("เลข[ทก]ี่?"))
+    assert pattern.match("เลขที่: 44230").group() == "เลขที่"
+    assert pattern.match("เลขที: 44230").group() == "เลขที"  # OCR dropped the mark
