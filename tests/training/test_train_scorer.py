@@ -100,6 +100,26 @@ def test_each_reading_gets_the_threshold_that_keeps_its_own_precision():
     assert ts.coverage(layers + scans, 0.8)[1:] == (130, 128)  # one threshold: scans at 0.97 precision
 
 
+def test_the_card_lists_the_fold_documents_that_complete_wrong():
+    truth = {"invoice_number": "7", "total_amount": "x", "vendor_name": "x"}
+    docs = [ts.TrainDoc(key, None, truth, list(truth), key, "synth", "ocr") for key in ("sure", "unread", "low")]
+    labels = {"sure": [0, 1], "unread": [1, 0], "low": [0, 1]}  # the top candidate is the first
+
+    def group(key: str, name: str) -> ts.Group:
+        right = labels[key] if name == "total_amount" else [1, 0]
+        return ts.Group(
+            key, "rules", name, 0, ["a", "b"], np.zeros((2, 1)), np.array(right, float), raw=np.array([1.0, 0.0])
+        )
+
+    groups = [group(k, n) for k in labels for n in truth if not (k == "unread" and n == "invoice_number")]
+    outcomes = [outcome("sure", 0.99, False), outcome("unread", 0.95, False), outcome("low", 0.5, False)]
+    rows = ts.completed_wrong(outcomes, groups, docs, 0.9, 0.0)
+    assert [(r["key"], r["probability"], r["wrong"]) for r in rows] == [
+        ("sure", 0.99, ["total_amount: a (x)"]),
+        ("unread", 0.95, ["invoice_number: not read (7)"]),
+    ]  # surest first; below the threshold it does not complete
+
+
 def test_without_enough_completed_documents_nothing_completes():
     cuts = ts.thresholds([outcome(f"a{i}", 0.9, True) for i in range(ts.MIN_COMPLETED - 1)])
     assert {cut for by_reading in cuts.values() for cut in by_reading.values()} == {ts.NEVER}
