@@ -600,6 +600,14 @@ class DocOutcome:
     reach: float = 1.0
 
 
+def by_state(groups: list[Group]) -> dict[tuple[str, str], list[Group]]:
+    """(document key, variant) -> the groups of that document in that state, one per field."""
+    out: dict[tuple[str, str], list[Group]] = defaultdict(list)
+    for g in groups:
+        out[(g.key, g.variant)].append(g)
+    return out
+
+
 def document_outcomes(
     groups: list[Group], probs: dict, docs: list[TrainDoc], caps: dict | None = None
 ) -> list[DocOutcome]:
@@ -607,12 +615,9 @@ def document_outcomes(
     of its key fields' probabilities, and whether all its labelled key fields are right
     (score.py's rule: unlabelled fields do not count, an empty one is wrong). A required field
     without a candidate makes the probability 0."""
-    by_doc: dict[tuple[str, str], list[Group]] = defaultdict(list)
-    for g in groups:
-        by_doc[(g.key, g.variant)].append(g)
     info = {d.key: d for d in docs}
     out = []
-    for (key, variant), mine in sorted(by_doc.items()):
+    for (key, variant), mine in sorted(by_state(groups).items()):
         item = info[key]
         have = {g.field for g in mine}
         missing = [n for n in REQUIRED_KEYS if n not in have]
@@ -633,7 +638,7 @@ def by_document(outcomes: list[DocOutcome]) -> dict[str, dict[str, DocOutcome]]:
     return by_key
 
 
-Cut = float | dict[str, float]  # a threshold, or one per reading (``scorer.READINGS``)
+Cut = float | dict[str, float]  # a threshold, or one per reading (``scorer.DOCUMENT_READINGS``)
 
 
 def cut_of(threshold: Cut, outcome: DocOutcome) -> float:
@@ -668,7 +673,7 @@ def coverage(outcomes: list[DocOutcome], threshold: Cut, floor: Cut = 0.0) -> tu
 
 
 def ask_floors(outcomes: list[DocOutcome], cuts: dict[str, Cut]) -> dict[str, dict[str, float]]:
-    """Target precision -> reading (``scorer.READINGS``) -> the lowest probability without the
+    """Target precision -> reading (``scorer.DOCUMENT_READINGS``) -> the lowest probability without the
     model from which the model's answer brought a fold document of that reading to completion,
     rightly (two decimals, rounded down); the reading's threshold itself where it never did (the
     model is then asked for rows only). A document the profile caps below the threshold
@@ -700,7 +705,7 @@ def expected_precision(right: int, done: int) -> float:
 
 
 def thresholds(outcomes: list[DocOutcome]) -> dict[str, dict[str, float]]:
-    """Target precision -> reading (``scorer.READINGS``) -> the lowest document probability at
+    """Target precision -> reading (``scorer.DOCUMENT_READINGS``) -> the lowest document probability at
     which the fold documents of that reading that complete (at least ``MIN_COMPLETED`` of them)
     reach it as ``expected_precision``; ``NEVER`` where none does. Per reading, so that the
     promise holds for scans too: one threshold for both completed OCR'd training documents at
@@ -762,15 +767,13 @@ def completed_wrong(
     first: key, reading, state, probability and what was wrong ("field: chosen (truth)", or
     "field: not read"). Coverage at a target hangs on these few: a feature change that lifts
     one of them over the threshold raises it for every document of that reading."""
-    by_state: dict[tuple[str, str], list[Group]] = defaultdict(list)
-    for g in groups:
-        by_state[(g.key, g.variant)].append(g)
+    states = by_state(groups)
     info = {d.key: d for d in docs}
     rows = []
     for o in served(outcomes, threshold, floor):
         if o.right or o.probability < cut_of(threshold, o):
             continue
-        mine = {g.field: g for g in by_state[(o.key, o.variant)]}
+        mine = {g.field: g for g in states[(o.key, o.variant)]}
         item, wrong = info[o.key], []
         for name in KEY_FIELDS:
             truth = item.truth.get(name)

@@ -39,7 +39,9 @@ code runs on load), ``<field>.verifier.txt`` for the fields the verifier calibra
 ``calibration.json`` (per field the calibration input and its isotonic steps, the thresholds per
 target precision, the feature names each model was trained on). An operator may point
 ``review.scorer_dir`` at one of their own.
-Imports only ``pipeline`` modules, numpy and lightgbm; must not import ``api`` or ``appliance``.
+Imports only ``pipeline`` modules, ``models.script_router``'s script count (the same
+share the second look decides a page by), numpy and lightgbm; must not import ``api`` or
+``appliance``.
 """
 
 from __future__ import annotations

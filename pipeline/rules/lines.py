@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from pipeline.rules.labels import thai_variants
 from pipeline.rules.layout import TextLine
 from pipeline.values.money import agree
+from pipeline.values.parsers import thai_variants
 
 _COLS = {
     "description": r"description|desc\.?|item|article|artikel|omschrijving|beschreibung|bezeichnung|d[ée]signation"
