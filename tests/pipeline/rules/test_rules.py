@@ -1114,3 +1114,61 @@ def test_a_total_that_includes_the_tax_in_parentheses_stays_the_total():
         "380: 50 CHANGE DUE | 400 48.00",
     )
     assert extract_rules(doc).fields["total_amount"] == Decimal("2.56")
+
+
+def _vendor_names(*rows: str) -> dict[str, float]:
+    """Name -> the rules' score of each vendor candidate of a page written as ``page_line`` rows."""
+    from pipeline.rules.layout import annotate, build_lines
+    from pipeline.rules.parties import customer_zone, vendor_candidates
+
+    lines = build_lines(make_doc(*(page_line(row) for row in rows)))
+    annotate(lines, True, False)
+    names: dict[str, float] = {}
+    for score, name, *_ in vendor_candidates(lines, customer_zone(lines)):
+        names[name] = max(score, names.get(name, score))
+    return names
+
+
+SELLER_BLOCK = 4.5  # the rules' score of a name in a labelled seller block
+
+
+def test_a_seller_label_heading_its_block_names_the_name_below_it_wrapped_to_its_legal_form():
+    names = _vendor_names(
+        "300: 40 Verkäufer:",
+        "322: 40 MVM Musterhafter",
+        "334: 40 Versicherungsverein Musterstadt a.G.",
+        "346: 40 Musterstr. 12",
+    )
+    assert names["MVM Musterhafter Versicherungsverein Musterstadt a.G."] >= SELLER_BLOCK
+
+
+def test_a_seller_heading_beside_a_logo_names_the_company_below_it():
+    names = _vendor_names("87: 40 Rechnungsersteller | 400 FeRDI", "110: 40 Lieferant GmbH Deutschland")
+    assert max(names, key=names.get).startswith("Lieferant GmbH")
+    assert names.get("FeRDI", 0.0) < SELLER_BLOCK
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "124: 14 Vendeur: 10",  # a receipt's salesperson number
+        "124: 14 Sold by: BD1187 MUHAMMADSHAFIK",  # a staff code and name
+        "124: 14 Der Verkäufer bleibt Eigentümer der Waren bis zur vollständigen Bezahlung.",
+    ],
+)
+def test_what_a_seller_label_labels_on_a_receipt_or_in_a_sentence_is_no_seller_block(row):
+    names = _vendor_names("40: 14 Kleine Laden GmbH | size 16", row, "141: 15 Ramette papier A4 80 g")
+    assert all(score < SELLER_BLOCK for name, score in names.items() if name != "Kleine Laden GmbH")
+
+
+def test_a_company_sold_by_in_a_sentence_is_still_the_seller():
+    names = _vendor_names("700: 40 All AWS Services are sold by Amazon Web Services, Inc.")
+    assert names["Amazon Web Services, Inc."] >= SELLER_BLOCK
+
+
+def test_a_customer_labels_value_in_the_vendors_cell_is_not_the_vendor():
+    names = _vendor_names(
+        "60: 40 Marcos Bermudez Portero S.Com. Facturar a: Alvarado y Bolaños S.A.",
+        "75: 40 Camino de Zacarías Jimenez 43",
+    )
+    assert "Alvarado y Bolaños S.A." not in names
