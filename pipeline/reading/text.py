@@ -27,47 +27,24 @@ class UnreadableDocument(ValueError):
     """The file cannot be opened as the type its magic bytes claim (corrupt, encrypted)."""
 
 
-def group_lines(
-    segments: list[tuple[str, tuple[float, float, float, float], float | None]], skew: float = 0.0
-) -> list[Line]:
+def group_lines(segments: list[tuple[str, tuple[float, float, float, float], float | None]]) -> list[Line]:
     """Group word or segment boxes into visual lines, top to bottom and left to right.
 
-    ``segments`` are ``(text, (x0, y0, x1, y1), confidence)`` with y growing downwards. A
-    segment joins the line it overlaps most, by more than half the smaller height, where a line
-    spans one line height (its segments' mean) around their mean centre, not the union of their
-    boxes (a segment within that union joins too: an underscore below the baseline): two columns
-    printed half a line apart (an address block beside "Numéro de facture: / Date de facture:
-    ..." and their values) would otherwise chain into one line five rows tall, its labels and
-    values in two runs (522 of the 1,159 training readings regroup). ``skew``: the slope of the page's
-    text lines (``page_skew``; 0.0 for a text layer): boxes are compared as if the page were
-    straight, their y less ``skew`` times their centre's x (the lines keep the boxes as read)."""
+    ``segments`` are ``(text, (x0, y0, x1, y1), confidence)`` with y growing downwards. Two
+    segments share a line when their vertical extents overlap by more than half the smaller height.
+    """
     rows: list[list] = []
-    spans: list[list[float]] = []  # per row: sum of centres, sum of heights, segments, top, bottom
-
-    def straight(seg: tuple) -> tuple[float, float]:
-        x0, y0, x1, y1 = seg[1]
-        shift = skew * (x0 + x1) / 2
-        return y0 - shift, y1 - shift
-
-    for seg in sorted(segments, key=lambda s: (sum(straight(s)) / 2, s[1][0])):
-        y0, y1 = straight(seg)
-        best, best_overlap = None, 0.0
-        for index, (centres, heights, count, top, bottom) in enumerate(spans):
-            centre, half = centres / count, heights / count / 2
-            overlap = min(y1, centre + half) - max(y0, centre - half)
-            inside = top <= y0 and y1 <= bottom  # an underscore, a dot: within the line's boxes
-            if (inside or overlap > 0.5 * min(y1 - y0, 2 * half)) and max(overlap, 0.0) >= best_overlap:
-                best, best_overlap = index, max(overlap, 0.0)
-        if best is None:
-            rows.append([])
-            spans.append([0.0, 0.0, 0, y0, y1])
-            best = len(rows) - 1
-        rows[best].append(seg)
-        span = spans[best]
-        span[0] += (y0 + y1) / 2
-        span[1] += y1 - y0
-        span[2] += 1
-        span[3], span[4] = min(span[3], y0), max(span[4], y1)
+    for seg in sorted(segments, key=lambda s: ((s[1][1] + s[1][3]) / 2, s[1][0])):
+        _, (x0, y0, x1, y1), _ = seg
+        for row in rows:
+            ry0 = min(s[1][1] for s in row)
+            ry1 = max(s[1][3] for s in row)
+            overlap = min(y1, ry1) - max(y0, ry0)
+            if overlap > 0.5 * min(y1 - y0, ry1 - ry0):
+                row.append(seg)
+                break
+        else:
+            rows.append([seg])
     lines = []
     for row in rows:
         row.sort(key=lambda s: s[1][0])
@@ -82,36 +59,6 @@ def group_lines(
         lines.append(Line(" ".join(w.text for w in words), bbox, words, sum(confs) / len(confs) if confs else None))
     lines.sort(key=lambda line: (line.bbox[1], line.bbox[0]))
     return lines
-
-
-# Slopes tried for a scan's text lines: -3 to +3 degrees by a tenth (a page fed or photographed
-# askew; more is a rotated page, which the OCR engine's own angle step handles).
-_SKEWS = tuple(math.tan(math.radians(tenth / 10)) for tenth in range(-30, 31))
-
-
-def page_skew(boxes: list[tuple[float, float, float, float]]) -> float:
-    """The slope (dy/dx) of a scanned page's text lines from its OCR boxes (pixels), by their
-    projection profile (Postl's method, as deskewing tools use it): of the slopes ``_SKEWS``, the
-    one at which the boxes' centres, projected along it into bins of half a median line height,
-    pile up most (the sum of the squared counts); 0.0 unless that beats the straight page by a
-    tenth, or for fewer than eight boxes. On a skewed scan a column of values drifts by half a
-    line or more from its labels across the page ("Total incl. VAT" beside the tax amount)."""
-    if len(boxes) < 8:
-        return 0.0
-    heights = sorted(y1 - y0 for _, y0, _, y1 in boxes)
-    step = max(heights[len(heights) // 2] / 2, 1.0)
-    centres = [((x0 + x1) / 2, (y0 + y1) / 2) for x0, y0, x1, y1 in boxes]
-
-    def sharpness(slope: float) -> int:
-        bins: dict[int, int] = {}
-        for x, y in centres:
-            key = math.floor((y - slope * x) / step)
-            bins[key] = bins.get(key, 0) + 1
-        return sum(count * count for count in bins.values())
-
-    straight = sharpness(0.0)
-    best = max(_SKEWS, key=lambda slope: (sharpness(slope), -abs(slope)))
-    return best if sharpness(best) > 1.1 * straight else 0.0
 
 
 def text_layer_words(textpage, height: float) -> list[tuple[str, tuple[float, float, float, float], None]]:
@@ -185,8 +132,7 @@ def ocr_page(image, number: int, engine) -> tuple[Page, str]:
     by = getattr(engine, "recognize_by", None)
     name, lines = by(image) if by else (engine.name, engine.recognize(image))
     segments = [(line.text, line.bbox, line.confidence) for line in lines]
-    skew = page_skew([bbox for _, bbox, _ in segments])
-    return Page(number, float(image.width), float(image.height), tuple(group_lines(segments, skew)), "ocr"), name
+    return Page(number, float(image.width), float(image.height), tuple(group_lines(segments)), "ocr"), name
 
 
 def _joined(names: list[str]) -> str | None:

@@ -263,8 +263,8 @@ TITLE_RE = re.compile(
 COMPANY_RE = re.compile(
     thai_variants(
         r"\b(?:GmbH|AG|KG|OHG|e\.?\s?K\.?|mbH|Inc\.?|Incorporated|Ltd\.?|Limited|LLC|LLP|PLC|Corp\.?|Corporation|Co\.|"
-        r"BHD\.?|B\.?\s?V\.?|N\.?\s?V\.?|S\.?\s?A\.?|S\.\s?Com\.?|S\.\s?Coop\.?|SARL|S\.?A\.?S\.?|SAS|SRL|S\.?L\.?|S\.?p\.?A\.?|"
-        r"Pty\.?|Pvt\.?|a\s?\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?"
+        r"BHD\.?|B\.?\s?V\.?|N\.?\s?V\.?|S\.?\s?A\.?|SARL|S\.?A\.?S\.?|SAS|SRL|S\.?L\.?|S\.?p\.?A\.?|"
+        r"Pty\.?|Pvt\.?|a\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?"
     ),
     re.I,
 )

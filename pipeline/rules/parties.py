@@ -75,39 +75,12 @@ _NOT_NAME_RE = re.compile(
 )
 
 
-def _party(
-    lines: list[TextLine], line: TextLine, label: LabelHit, seller: bool = False
-) -> tuple[str, TextLine, float] | None:
+def _party(lines: list[TextLine], line: TextLine, label: LabelHit) -> tuple[str, TextLine, float] | None:
     """The name in a party block (seller/buyer): right of its label, or the first name line
-    below it (with the line under it where only the two together end in a legal form: "MVM
-    Musterhafter" / "Versicherungsverein Musterstadt a.G."); a "Name:" row wins, with the
-    indented line above it when the name wraps. A ``seller`` label is a block's heading only
-    where it starts its line or a colon follows it, and what it labels on its own line (a
-    cashier's number, "Vendeur: 10"; a stamp, "销售方:(章)"; a staff code, "Sold by: BD1187 ...")
-    is no name and has no block below: in a sentence ("Der Verkäufer bleibt Eigentümer der
-    Waren ...", "... are sold by Amazon Web Services, Inc.") only a name with a legal form counts."""
+    below it; a "Name:" row wins, with the indented line above it when the name wraps."""
     rest = _clean_name(line.text[label.end : region_end(line, label)])
-    heading = not line.text[: label.start].strip() or line.text[label.end :].lstrip().startswith(":")
-    if seller and not heading:
-        named = _seller_name(rest) and COMPANY_RE.search(rest)
-        return (rest, line, line.span_bbox(label.end + 1, label.end + 2)[0]) if named else None
-    beside = rest, line, line.span_bbox(label.end + 1, label.end + 2)[0]
-    if not seller and _plausible_name(rest) and not _NOT_NAME_RE.match(rest) and not find_labels(rest, line):
-        return beside
-    if seller and rest and not _NOT_NAME_RE.match(rest) and not find_labels(rest, line):
-        if not _seller_name(rest):
-            return None
-        if COMPANY_RE.search(rest):
-            return beside
-        # a heading with a word beside it (a logo: "Rechnungsersteller FeRDI"): the company
-        # name below it wins
-        below = _block_party(lines, line, label)
-        return below if below is not None and COMPANY_RE.search(below[0]) else beside
-    return _block_party(lines, line, label)
-
-
-def _block_party(lines: list[TextLine], line: TextLine, label: LabelHit) -> tuple[str, TextLine, float] | None:
-    """The name in the block below a party label (``_party``)."""
+    if _plausible_name(rest) and not _NOT_NAME_RE.match(rest) and not find_labels(rest, line):
+        return rest, line, line.span_bbox(label.end + 1, label.end + 2)[0]
     block = block_below(lines, line, label.bbox[0], max_lines=6)
     plain = None
     for position, (other, text, box) in enumerate(block):
@@ -128,33 +101,8 @@ def _block_party(lines: list[TextLine], line: TextLine, label: LabelHit) -> tupl
                 name = f"{_clean_name(above[-1].text)} {name}"
             return name, other, x0
         if plain is None and _plausible_name(name) and not _NOT_NAME_RE.match(text) and position < 2:
-            plain = (_wrapped_below(name, block[position + 1 :], box[0], other.height), other, box[0])
+            plain = (name, other, box[0])
     return plain
-
-
-def _wrapped_below(name: str, below: list[tuple[TextLine, str, tuple]], x0: float, height: float) -> str:
-    """``name`` with the next cell of its block (``below``) where that cell starts at the same
-    x, holds no digit (a street, a postcode) and no label, and only the two together end in a
-    legal form (``COMPANY_RE``); never after a note in brackets ("Service Provider:" over "(Not
-    to be used for payment remittance)" over "Amazon Web Services, Inc.")."""
-    if not below or COMPANY_RE.search(name) or name.startswith("(") or name.endswith((")", ".")):
-        return name  # a note in brackets, a sentence: no name's first line
-    other, text, box = below[0]
-    joined = f"{name} {_clean_name(text)}"
-    if abs(box[0] - x0) > height or re.search(r"\d", text) or find_labels(text, other):
-        return name
-    return joined if COMPANY_RE.search(joined) and _plausible_name(joined) else name
-
-
-# A staff or till code before a name ("Sold by: BD1187 MUHAMMADSHAFIK"): letters and three
-# digits or more in one token ("A1 Telekom" is a name).
-_CODE_FIRST_RE = re.compile(r"^\W*(?=[A-Z]*\d)(?=(?:[A-Z]*\d){3})[A-Z\d]*[A-Z][A-Z\d]*\b", re.I)
-
-
-def _seller_name(text: str) -> bool:
-    """Whether ``text``, printed beside a seller label, can be the seller's name: a plausible
-    name that does not start with a staff code (``_CODE_FIRST_RE``)."""
-    return _plausible_name(text) and not _NOT_NAME_RE.match(text) and not _CODE_FIRST_RE.match(text)
 
 
 def find_customer(lines: list[TextLine]) -> tuple[str, TextLine] | None:
@@ -184,7 +132,7 @@ def vendor_candidates(
     out = []
     domains = web_domains([ln for ln in lines if not any(lb.kind == "customer" for lb in ln.labels)])
     for line, label in section_starts(lines, "vendor"):
-        found = _party(lines, line, label, seller=True)
+        found = _party(lines, line, label)
         if found:
             out.append((4.5 + (0.5 if COMPANY_RE.search(found[0]) else 0), found[0], found[1], found[2], None))
     for line in lines:
@@ -202,10 +150,6 @@ def vendor_candidates(
                 continue
             name, bonus, address = _name_from_cell(raw)
             if not _plausible_name(name) or URL_RE.fullmatch(name):
-                continue
-            at = line.text.find(name, s)
-            # a customer label's value in the cell ("... PorteroS.Com. Facturar a: Alvarado y Bolaños S.A.")
-            if at >= 0 and any(lb.kind == "customer" and s <= lb.start and lb.end <= at for lb in line.labels):
                 continue
             labels = [lb for lb in find_labels(name, line) if not _inside_name(name, lb, top)]
             if any(lb.kind not in ("invoice_number",) for lb in labels) and not company:

@@ -6,15 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline.reading.sniff import JPEG, PDF, PNG, sniff
-from pipeline.reading.text import (
-    OCR_MAX_PIXELS,
-    UnreadableDocument,
-    group_lines,
-    image_text,
-    page_skew,
-    pdf_text,
-    render_scale,
-)
+from pipeline.reading.text import OCR_MAX_PIXELS, UnreadableDocument, image_text, pdf_text, render_scale
 from tests.fakes.ocr import TextOcr
 from tests.support.docs import INVOICE_LINES, jpeg, png_with_text, text_pdf
 from tests.support.hostile_docs import sized_pages_pdf
@@ -113,47 +105,3 @@ def test_a_combining_mark_drawn_above_its_letter_stays_in_the_word():
     words = text_layer_words(MarkedTextPage(), height=200)
     assert [w[0] for w in words] == ["ทั้ง", "9"]  # was "ท", "ั้", "ง": every Thai label missed
     assert words[0][1] == (10, 90, 22, 100)  # the box of the letters, the marks inside it
-
-
-def test_two_columns_half_a_line_apart_stay_separate_lines():
-    # A scan's address block beside a meta block printed half a line lower (boxes as the OCR
-    # engine gave them on a synthetic French invoice): each label stays on the line of its value,
-    # not one line five rows tall with all labels, then all values.
-    address = [("Gerber Meili GmbH", (192, 440, 515, 486)), ("Stockerstrasse 70", (194, 480, 455, 525))]
-    labels = [("Numéro de facture:", (964, 424, 1252, 472)), ("Date de facture:", (965, 464, 1204, 508))]
-    values = [("41724", (1253, 419, 1360, 459)), ("18/03/2025", (1260, 455, 1432, 496))]
-    lines = group_lines([(text, box, 0.9) for text, box in address + labels + values])
-    texts = [line.text for line in lines]
-    assert "Numéro de facture: 41724" in " | ".join(texts)
-    assert any(text.endswith("Date de facture: 18/03/2025") for text in texts)
-    assert all(line.bbox[3] - line.bbox[1] < 2 * 50 for line in lines)
-
-
-def test_words_of_one_line_in_two_sizes_stay_one_line():
-    big, small = ("119.00", (300, 94, 360, 108), None), ("Total", (40, 100, 70, 108), None)
-    assert [line.text for line in group_lines([big, small])] == ["Total 119.00"]
-
-
-def test_a_skewed_scan_pairs_each_label_with_its_value():
-    # A scan turned by 1.9 degrees (boxes as the OCR engine gave them on a synthetic invoice): the
-    # values' column sits more than half a line lower than its labels, so a straight grouping
-    # puts "Total incl. VAT" beside the tax amount; along the page's skew it meets its own value.
-    rows = [
-        ("Net amount", (839, 985, 1010, 1030), "EUR 3,023.66", (1414, 1017, 1587, 1056)),
-        ("Tax 23% (3,023.66)", (840, 1030, 1088, 1075), "EUR 695.44", (1435, 1056, 1585, 1092)),
-        ("Total incl. VAT", (839, 1069, 1065, 1114), "EUR 3,719.10", (1377, 1092, 1587, 1133)),
-    ]
-    # the rest of the page, askew alike: two columns of short words down the page
-    rest = [(f"w{i}", (200, 100 + 40 * i, 300, 140 + 40 * i)) for i in range(20)]
-    rest += [(f"v{i}", (1400, 125 + 40 * i, 1500, 165 + 40 * i)) for i in range(20)]
-    segments = [(t, b, 0.9) for row in rows for t, b in (row[:2], row[2:])] + [(t, b, 0.9) for t, b in rest]
-    skew = page_skew([box for _, box, _ in segments])
-    assert 0.01 < skew < 0.05
-    texts = [line.text for line in group_lines(segments, skew)]
-    assert "Total incl. VAT EUR 3,719.10" in texts and "Net amount EUR 3,023.66" in texts
-
-
-def test_a_straight_page_has_no_skew():
-    boxes = [(x, 100 + 40 * i, x + 100, 140 + 40 * i) for i in range(20) for x in (200, 1400)]
-    assert page_skew(boxes) == 0.0
-    assert page_skew(boxes[:5]) == 0.0  # too few boxes to tell
