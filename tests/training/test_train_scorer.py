@@ -333,3 +333,14 @@ def test_a_cached_model_answer_is_asked_again_when_the_reading_changed(tmp_path,
     assert ts.collect_answers([old], Args) == {"synth:a:text_layer": {"total_amount": "1.00"}}
     with pytest.raises(Asked):  # the reading changed: the model is asked again
         ts.collect_answers([new], Args)
+
+
+def test_coverage_per_source_counts_each_source_at_the_shared_threshold():
+    outcomes = [ts.DocOutcome(f"s{i}", "rules", 0.9, True, "ocr", "sroie") for i in range(3)]
+    outcomes += [ts.DocOutcome(f"y{i}", "rules", 0.99, i > 0, "ocr", "synth") for i in range(4)]
+    outcomes += [ts.DocOutcome("s9", "rules", 0.5, True, "ocr", "sroie")]
+    rows = ts.by_source(outcomes, {"0.98": {"text_layer": 0.95, "ocr": 0.95, "ocr_script": 1.01}}, {"0.98": 0.0})
+    assert rows == [
+        {"target": "0.98", "source": "sroie", "documents": 4, "completed": 0, "precision": None},
+        {"target": "0.98", "source": "synth", "documents": 4, "completed": 4, "precision": 0.75},
+    ]
