@@ -55,7 +55,7 @@ from pipeline.rules.labels import (
     URL_RE,
 )
 from pipeline.rules.layout import TextLine, annotate, build_lines, split_cells
-from pipeline.rules.parties import customer_zone, vendor_candidates
+from pipeline.rules.parties import NAME_LABEL_RE, customer_zone, vendor_candidates
 from pipeline.values.money import agree, cash_rounded, cents, is_amount, rounds_to, same_amount, to_amount
 from pipeline.values.parsers import detect_currency, find_dates, guess_dayfirst
 
@@ -686,9 +686,13 @@ def _wraps(line: TextLine, below: TextLine) -> bool:
 
 
 def _clean_name(text: str) -> str:
-    """A name without an owner prefix ("Owned by:") and what follows its legal form (a
-    registration number, a branch code)."""
+    """A name without an owner prefix ("Owned by:"), a row label ("Name:", ``NAME_LABEL_RE``) and
+    what follows its legal form (a registration number, a branch code). The label goes because
+    the rules' name has none: "Name: Lieferant GmbH" is another answer than "Lieferant GmbH" to
+    the reference scorer (similarity 0.848, under its 0.85), and the two split the softmax that
+    ``pooled_share`` reads (FeRD's invoice prints, 76% sure of a right name)."""
     text = _OWNER_RE.sub("", " ".join(text.split())).strip(" ,:;-|")
+    text = NAME_LABEL_RE.sub("", text)
     ends = [m.end() for m in _LEGAL_RE.finditer(text)]
     if ends and ends[-1] < len(text) and re.search(r"\d", text[ends[-1] :]):
         text = text[: ends[-1]]

@@ -48,12 +48,16 @@ from pipeline.rules.vendor import (
 _GLUED_TITLE_RE = re.compile(r"(?<![a-z])[a-z]*(?:invoice|receipt)(?![a-z])", re.I)
 
 
+# A row label before a party's name ("Name: Lieferant GmbH", "Firma: ..."): no part of the name.
+NAME_LABEL_RE = re.compile(r"^\s*(?:name|firma|company|nom|naam)\s*:\s*", re.I)
+
+
 def _clean_name(text: str) -> str:
     """A name without e-mail addresses, document titles and "Name:" prefixes."""
     text = EMAIL_RE.sub(" ", text)
     text = TITLE_RE.sub(" ", text)
     text = _GLUED_TITLE_RE.sub(" ", text)
-    text = re.sub(r"^\s*(?:name|firma|company|nom|naam)\s*:\s*", "", text, flags=re.I)
+    text = NAME_LABEL_RE.sub("", text)
     return " ".join(text.split()).strip(" ,:;-|")
 
 

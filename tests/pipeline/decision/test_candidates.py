@@ -26,6 +26,14 @@ def by_value(cands, value):
     return next(c for c in cands if c.value == value)
 
 
+def vendor_names(*lines: str):
+    """The vendor-name candidates of a text-layer page of ``lines`` (``text_page``'s notation),
+    the rules' proposals in, no line items, the model not run."""
+    doc = text_page(*lines)
+    rules = extract_rules(doc)
+    return candidates(doc, [], {"rules": normalise.fields(rules.fields)}, model_ran=False)["vendor_name"]
+
+
 def test_every_amount_is_a_total_candidate_with_its_line_s_words():
     rules = extract_rules(CASH_RECEIPT)
     rows = [{"line_total": Decimal("21.50")}, {"line_total": Decimal("17.50")}]
@@ -90,16 +98,14 @@ def test_a_page_without_amounts_or_dates_gives_empty_lists():
 def test_a_dutch_invoiced_to_block_marks_its_names_as_labels_of_the_customer():
     # synthetic Dutch vendor (learning stream): the text layer interleaves "Gefactureerd aan:"
     # with the customer's name; the vendor's legal name is printed in its own address block
-    doc = text_page(
+    found = vendor_names(
         "40: 40 ROUKES | 300 Gefactureerd GlaxoSmithKline aan:",
         "60: 300 Guusjesteeg 1",
         "80: 40 Zwijsen & die Witte",
         "100: 40 Yinthesingel 461",
         "400: 300 Totaal inclusief btw | 480 €1.980,77",
     )
-    rules = extract_rules(doc)
-    found = candidates(doc, [], {"rules": normalise.fields(rules.fields)}, model_ran=False)
-    billed = [c for c in found["vendor_name"] if "Gefactureerd" in c.value]
+    billed = [c for c in found if "Gefactureerd" in c.value]
     assert billed and all(c.features["label_words"] == 1 for c in billed)
 
 
@@ -181,3 +187,19 @@ def test_a_proposed_amount_marks_the_candidate_of_that_very_value_not_one_a_cent
     totals = candidates(doc, [], proposals, model_ran=False)["total_amount"]
     assert by_value(totals, Decimal("23.25")).features["by_rules"] == 1
     assert by_value(totals, Decimal("23.26")).features["by_rules"] == 0
+
+
+def test_a_name_row_s_label_is_no_part_of_its_candidates():
+    # FeRD's invoice prints: "Name: Lieferant GmbH" under the seller heading; with its label the
+    # line was another answer than the rules' "Lieferant GmbH" and split the name's share
+    found = vendor_names(
+        "40: 40 Verkäufer",
+        "60: 40 Name: Lieferant GmbH",
+        "80: 40 Lieferantenstraße 20",
+        "100: 40 80333 München",
+        "400: 300 Gesamtbetrag | 480 529,87",
+    )
+    names = [c.value for c in found]
+    assert "Lieferant GmbH" in names
+    assert not any(str(name).casefold().startswith("name:") for name in names)
+    assert names.count("Lieferant GmbH") == 1
