@@ -431,15 +431,24 @@ def _model_answered_since(work: Work) -> bool:
     return work.scores is not None and work.answer is not None and not work.scored_with_model
 
 
+def _arbitrated(work: Work, kit: Kit, scored: Collection[str] | None) -> dict[str, Decision]:
+    """Per header field, the template's, the rules' and the model's values arbitrated
+    (``pipeline.decision.arbitrate``); ``scored``: the key fields the scorer scores (None: no
+    scorer ran)."""
+    template = normalise.fields(work.template.fields) if work.template else {}
+    rules = normalise.fields(work.rules.fields) if work.rules else {}
+    decisions = arbitrate(template, rules, work.answer.fields if work.answer else {}, kit.arbiter)
+    if scored is not None and "invoice_number" not in scored and "invoice_number" not in template:
+        # no invoice-number label on the page (``scorer.scorable``): the document has no number
+        decisions.pop("invoice_number", None)
+    return decisions
+
+
 def decide_step(work: Work, kit: Kit) -> None:
     """Per header field, the template, the rules and the model are arbitrated
     (``pipeline.decision.arbitrate``); the key fields the scorer chose take its choice."""
     template = normalise.fields(work.template.fields) if work.template else {}
-    rules = normalise.fields(work.rules.fields) if work.rules else {}
-    work.decisions = arbitrate(template, rules, work.answer.fields if work.answer else {}, kit.arbiter)
-    if work.scores is not None and "invoice_number" not in work.scores and "invoice_number" not in template:
-        # no invoice-number label on the page (``scorer.scorable``): the document has no number
-        work.decisions.pop("invoice_number", None)
+    work.decisions = _arbitrated(work, kit, work.scores)
     for name, score in (work.scores or {}).items():
         if name in template:  # an operator's template reads its vendor's field as written
             continue
@@ -475,8 +484,6 @@ def finish_step(work: Work, kit: Kit) -> None:
     doc, decisions = work.doc, work.decisions or {}
     fields = _fields(work)
     source = {name: decision.source for name, decision in decisions.items()}
-    chosen, lines = choose_lines(_line_candidates(work), fields)
-    data = normalise.data(fields, lines, doc.text)
     rules = work.rules or RulesResult()
     p = None
     if work.scores is not None:
@@ -485,10 +492,7 @@ def finish_step(work: Work, kit: Kit) -> None:
     else:
         tags = evidence_tags(decisions, normalise.fields(rules.fields), rules.line_items)
         key_reasons = key_field_reasons(decisions, kit.arbiter, tags)
-    checks = validate(data)
-    if kit.models.review_line_items == "drop" and not key_reasons and checks and _only_lines(checks):
-        chosen, data = -1, normalise.data(fields, [], doc.text)  # the header is sure; rows that do not add up go
-        checks = validate(data)
+    chosen, data, checks = _checked(work, kit, fields, lines_may_go=not key_reasons)
     doubts = work.template.doubts if work.template else []  # a built-in layout's unchecked readings
     errors = checks + key_reasons + doubts + profile_reasons(work.profile, data)
     evidence = build_evidence(
@@ -511,6 +515,35 @@ def finish_step(work: Work, kit: Kit) -> None:
         evidence=_scored_evidence(evidence, work.scores or {}, data),
         key_confidence=p,
     )
+
+
+def _checked(work: Work, kit: Kit, fields: dict[str, Any], lines_may_go: bool) -> tuple[int, dict[str, Any], list[str]]:
+    """(index of the chosen line-item candidate, -1 for none; the schema-2.9 data; its
+    validation errors) of header ``fields``: the line items that add up to them, the data
+    validated (``validate``); with ``review.line_items = "drop"`` and ``lines_may_go`` (the key
+    fields are sure), rows that do not add up are dropped rather than reported."""
+    chosen, lines = choose_lines(_line_candidates(work), fields)
+    data = normalise.data(fields, lines, work.doc.text)
+    checks = validate(data)
+    if kit.models.review_line_items == "drop" and lines_may_go and checks and _only_lines(checks):
+        chosen, data = -1, normalise.data(fields, [], work.doc.text)  # the header is sure; rows that do not add up go
+        checks = validate(data)
+    return chosen, data, checks
+
+
+def held_reasons(work: Work, kit: Kit, key_values: dict[str, Any]) -> list[str]:
+    """What holds a document in review whatever the scorer's probability, had the scorer chosen
+    ``key_values`` (key field -> value, as ``pipeline.values.normalise.fields`` gives them) for a
+    ``work`` run up to the rules (its model answer in, where it has one): ``finish_step``'s
+    validation errors, a built-in layout's doubts and the vendor profile's contradictions, its
+    key-field reasons aside. Training fits the thresholds on the documents this leaves free, as
+    serving completes no other (``training.train_scorer``)."""
+    fields = {name: decision.value for name, decision in _arbitrated(work, kit, key_values).items()}
+    template = _template_keys(work)  # an operator's template reads its vendor's field as written
+    fields.update({name: value for name, value in key_values.items() if name not in template})
+    _, data, checks = _checked(work, kit, fields, lines_may_go=True)
+    doubts = work.template.doubts if work.template else []
+    return checks + doubts + profile_reasons(work.profile, data)
 
 
 def _only_lines(errors: list[str]) -> bool:

@@ -264,7 +264,9 @@ COMPANY_RE = re.compile(
     thai_variants(
         r"\b(?:GmbH|AG|KG|OHG|e\.?\s?K\.?|mbH|Inc\.?|Incorporated|Ltd\.?|Limited|LLC|LLP|PLC|Corp\.?|Corporation|Co\.|"
         r"BHD\.?|B\.?\s?V\.?|N\.?\s?V\.?|S\.?\s?A\.?|SARL|S\.?A\.?S\.?|SAS|SRL|S\.?L\.?|S\.?p\.?A\.?|"
-        r"Pty\.?|Pvt\.?|a\.\s?G\.|Oy|AB|A/S|ApS|有限公司|บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?"
+        r"Pty\.?|Pvt\.?|Pte\.?|a\.\s?G\.|(?-i:e\.\s?G\.|eG)|GbR|KGaA|Oy|AB|A/S|ApS|VOF|Ltda\.?|"
+        r"S\.\s?Com\.?|S\.\s?Coop\.?|S\.?\s?r\.?\s?l\.?|s\.\s?r\.\s?o\.|Sp\.\s?z\s?o\.\s?o\.|"
+        r"有限公司|บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?"
     ),
     re.I,
 )

@@ -68,17 +68,22 @@ _CURRENCY_TOKEN = r"(?:US\$|S\$|A\$|C\$|HK\$|NZ\$|[€£₹₩฿₱₫₺₽¥$
 def detect_currency(text: str) -> str | None:
     """The ISO 4217 code most often signalled in ``text`` (codes count double), else None.
 
-    Understands ISO codes (upper case, whole words), symbols (``$ € £ ₹ ¥ ฿``), ``RM`` (MYR),
-    ``Rs`` (INR) and currency words ("Euro", "US Dollars"). ``$`` alone reads as USD.
+    Understands ISO codes (upper case, whole words, not the tail of an identifier), symbols
+    (``$ € £ ₹ ¥ ฿``), ``RM`` (MYR), ``Rs`` (INR) and currency words ("Euro", "US Dollars"). ``$``
+    alone reads as USD; ``¥`` as CNY, but as JPY on a page from Japan (``_JAPAN_RE``).
     """
     votes: Counter[str] = Counter()
     for match in _ISO_RE.finditer(text or ""):
+        if _inside_identifier(text, match.start(1)):
+            continue
         code = "CNY" if match.group(1) == "RMB" else match.group(1)
         votes[code] += 2
     rest = text or ""
     for symbol, code in SYMBOLS:
         count = rest.count(symbol)
         if count:
+            if symbol == "¥" and _JAPAN_RE.search(rest):
+                code = "JPY"  # the yen and the yuan share the sign
             votes[code] += count
             rest = rest.replace(symbol, " ")
     for pattern, code in WORD_CURRENCIES:
@@ -89,17 +94,31 @@ def detect_currency(text: str) -> str | None:
     return votes.most_common(1)[0][0]
 
 
+# A page from Japan: kana, the yen's own character, the country or its cities, a .jp domain.
+_JAPAN_RE = re.compile(r"[\u3040-\u30ff]|円|日本|\b(?:Japan|Tokyo|Osaka|Kyoto|Yokohama|Nagoya)\b|\.jp\b", re.I)
+
+
+def _inside_identifier(text: str, start: int) -> bool:
+    """Whether the code at ``start`` ends a token that holds other letters: the tail of a tax id
+    or a reference ("91045921MARA068DKK"), not a currency; an amount glued to it ("100EUR") is."""
+    return bool(_IDENTIFIER_HEAD_RE.search(text[max(0, start - 64) : start]))
+
+
+_IDENTIFIER_HEAD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*$")
+
+
 # --- amounts --------------------------------------------------------------------------------
 
 _NUMBER = (
     r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+,\d{2}(?!\d)"  # 1 234,56: space thousands need a decimal comma
-    r"|\d{1,3}(?:'\d{3})+(?:\.\d{1,2})?"  # Swiss 1'234.50
+    r"|\d{1,3}(?:['\u2019]\d{3})+(?:\.\d{1,2})?"  # Swiss 1'234.50, typeset 1’234.50
     r"|\d{1,3}(?:,\d{3})+(?:\.\d{1,4})?"  # 1,234,567.89
     r"|\d{1,3}(?:\.\d{3})+(?:,\d{1,4})?"  # 1.234.567,89
     r"|\d+(?:[.,]\d{1,4})?"
 )
 AMOUNT_RE = re.compile(
-    r"(?<![\w.,/])(?<!\d:)"  # "Rounding:RM0.02" (OCR glues the colon) is an amount, "18:24" is not
+    r"(?<![\w.,/])(?<!\d:)(?<!\d['\u2019])"  # "Rounding:RM0.02" (OCR glues the colon) is an amount, "18:24"
+    # is not, nor the tail of a Swiss "4’199.21"
     r"(?P<neg1>[-−–]\s?|\()?"
     r"(?P<cur1>" + _CURRENCY_TOKEN + r")?\s?"
     r"(?P<neg2>[-−–]\s?)?"
@@ -141,7 +160,7 @@ def decimal_separator(num: str) -> str | None:
 
 
 def _number_value(num: str) -> Decimal | None:
-    num = num.replace("\u00a0", " ").replace("\u202f", " ")
+    num = num.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2019", "'")  # price-parser knows "'" only
     decimal = decimal_separator(num)
     # Without decimals every mark groups thousands: dots then mean a decimal comma, else a dot.
     mark = decimal or ("," if "." in num else ".")

@@ -94,3 +94,21 @@ def test_every_result_keeps_the_text_templates_read_and_a_trial_runs_the_templat
 
 def _no_ocr():
     raise AssertionError("a text-layer PDF needs no OCR")
+
+
+def test_held_reasons_name_what_holds_a_document_whatever_the_scorer_chose():
+    """``held_reasons``: what serving's validation holds a document for, given the key fields the
+    scorer would choose (training fits the thresholds on the documents it leaves free)."""
+    from decimal import Decimal
+
+    from pipeline.document import DocumentText
+    from pipeline.steps import held_reasons, select
+
+    doc = DocumentText.of_text(
+        "ACME Tools GmbH\nInvoice No: 42\nDate: 2024-03-01\nSubtotal 100.00\nVAT 19% 19.00\nTotal EUR 119.00"
+    )
+    tool = Extractor(FAKES)
+    work = tool.work(JobContext("x", PDF), doc=doc, steps=select(skip={"einvoice", "tier 0 forced"}, until="rules"))
+    assert held_reasons(work, tool.kit, {"total_amount": Decimal("119.00")}) == []
+    reasons = held_reasons(work, tool.kit, {"total_amount": Decimal("11.90")})
+    assert reasons and reasons[0].startswith("totals do not add up")

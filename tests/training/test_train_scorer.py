@@ -80,6 +80,16 @@ def test_the_threshold_is_the_lowest_that_keeps_the_precision():
     assert cuts["0.95"]["text_layer"] == ts.NEVER  # no text-layer document: none completes
 
 
+def test_a_document_its_validation_holds_neither_completes_nor_raises_the_threshold():
+    # 100 right at 0.9, 3 wrong at 0.95 whose totals do not add up: serving holds those anyway
+    free = [outcome(f"a{i}", 0.9, True) for i in range(100)]
+    wrong = [outcome(f"w{i}", 0.95, False) for i in range(3)]
+    held = [ts.DocOutcome(o.key, o.variant, o.probability, o.right, o.mode, o.source, held=True) for o in wrong]
+    assert ts.thresholds(free + wrong)["0.98"]["ocr"] == ts.NEVER  # 100 of 103: under 0.98
+    assert ts.thresholds(free + held)["0.98"]["ocr"] == 0.9
+    assert ts.coverage(free + held, 0.9) == (103, 100, 100)
+
+
 def test_the_precision_a_threshold_promises_counts_how_many_documents_stand_behind_it():
     assert ts.expected_precision(30, 30) == 31 / 32  # not 1.0: thirty documents are little evidence
     assert 0 < 196 / 200 - ts.expected_precision(196, 200) < 1.0 - ts.expected_precision(30, 30)  # less, the more

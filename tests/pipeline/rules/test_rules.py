@@ -6,6 +6,7 @@ import pytest
 
 from pipeline.document import DocumentText, Line, Page, Word
 from pipeline.rules import extract_rules
+from pipeline.rules.labels import COMPANY_RE
 from pipeline.values.parsers import detect_currency, parse_amount, parse_date
 from tests.paths import SHARED
 from tests.support.fields import LINE_ITEM_KEYS
@@ -73,6 +74,10 @@ def test_parsers():
     assert parse_date("2018年11月18日") == "2018-11-18"
     assert detect_currency("Total RM 30.90") == "MYR"
     assert detect_currency("Total EUR 34,73") == "EUR"
+    assert detect_currency("Total 100EUR") == "EUR"
+    # a tax id ending in a code's letters names no currency
+    assert detect_currency("纳税人识别号: 91045921MARA068DKK\n合计金额 ¥694172.96") == "CNY"
+    assert detect_currency("4-17-9 Shinjuku, Tokyo 182-0454\nInvoice Total ¥614,856") == "JPY"
     assert detect_currency("Grand total ₹ 319") == "INR"
 
 
@@ -1114,3 +1119,29 @@ def test_a_total_that_includes_the_tax_in_parentheses_stays_the_total():
         "380: 50 CHANGE DUE | 400 48.00",
     )
     assert extract_rules(doc).fields["total_amount"] == Decimal("2.56")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Supermercados Castrillo & Asociados S.Com.",
+        "Cooperativa del Campo S.Coop.",
+        "Gude Klapp e.G.",
+        "Volksbank Mittelhessen eG",
+        "Henkel AG & Co. KGaA",
+        "Müller & Söhne GbR",
+        "Rossi Forniture S.r.l.",
+        "Stavby Novák s.r.o.",
+        "Kowalski Sp. z o.o.",
+        "Jansen en Zonen VOF",
+        "Acme Trading Pte. Ltd.",
+        "Comercial Paulista Ltda.",
+    ],
+)
+def test_legal_forms_of_more_countries_mark_a_company(name):
+    assert COMPANY_RE.search(name)
+
+
+@pytest.mark.parametrize("text", ["e.g. the receipt", "E.G. FLOOR", "EG links"])
+def test_lower_case_abbreviations_are_no_legal_form(text):
+    assert not COMPANY_RE.search(text)

@@ -20,6 +20,7 @@ from tests.pipeline.rules.test_rules import text_page
         ("1.234,56", Decimal("1234.56")),
         ("1 234,56", Decimal("1234.56")),
         ("1'234.50", Decimal("1234.5")),
+        ("TOTAL 4’199.21 CHF", Decimal("4199.21")),  # typeset apostrophe, as Swiss invoices print it
         ("1.234.567,89", Decimal("1234567.89")),
         ("1,234,567", 1234567),
         ("1.000", Decimal("1.0")),
@@ -33,6 +34,13 @@ from tests.pipeline.rules.test_rules import text_page
 )
 def test_amount_in_the_document_convention(printed, value):
     assert parse_amount(printed) == value
+
+
+def test_a_swiss_amount_s_tail_is_no_amount_of_its_own():
+    assert [a.value for a in find_amounts("Net total 3’884.56 VAT 8.1% 314.65")] == [
+        Decimal("3884.56"),
+        Decimal("314.65"),
+    ]
 
 
 def test_percentages_dates_and_times_are_not_amounts():
