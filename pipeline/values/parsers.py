@@ -398,6 +398,8 @@ def find_dates(text: str, dayfirst: bool | None = None, loose: bool = False) -> 
             if any(match.start() < e and s < match.end() for s, e in taken):
                 continue
             ambiguous = False
+            if kind == "num" and len(match.group("y")) == 2 and match.start() and text[match.start() - 1].isalpha():
+                continue  # glued to letters, with a short year: a product code ("HC03-7 - 15"), no date
             if kind == "num":
                 iso, ambiguous = _numeric(match, dayfirst)
             elif kind in ("ymd", "cjk"):

@@ -210,7 +210,8 @@ def test_ocr_restores_dropped_word_boundaries():
     assert fix_ocr_word("deLattreAlexis") == "de Lattre Alexis"
     assert fix_ocr_word("InvoiceINV/2023/03/0008") == "Invoice INV/2023/03/0008"
     assert fix_ocr_word("Facturen°562044387du02Juillet2015") == "Facturen°562044387 du 02Juillet 2015"
-    for kept in ("GmbH", "iPad", "McDonald", "1st", "OR18030502160349", "azure.lnterior24@example.com"):
+    assert fix_ocr_word("Grand Tota1RM21.85") == "Grand Tota1 RM21.85"  # else no amount: "1RM21.85"
+    for kept in ("GmbH", "iPad", "McDonald", "1st", "OR18030502160349", "azure.lnterior24@example.com", "FORM2"):
         assert fix_ocr_word(kept) == kept
 
 

@@ -43,6 +43,12 @@ def test_a_swiss_amount_s_tail_is_no_amount_of_its_own():
     ]
 
 
+def test_a_product_code_glued_to_letters_is_no_date_but_a_glued_label_s_date_is():
+    assert find_dates("HC03-7 - 15", True, loose=True) == []  # a receipt's article code
+    assert [m.iso for m in find_dates("DATE12/01/2019", True)] == ["2019-01-12"]
+    assert [m.iso for m in find_dates("12-01-19 21:13", True)] == ["2019-01-12"]
+
+
 def test_percentages_dates_and_times_are_not_amounts():
     assert [a.value for a in find_amounts("VAT 19% on 12/03/2021 at 18:24 total 5.00")] == [Decimal("5.0")]
 
