@@ -123,7 +123,8 @@ AMOUNT_RE = re.compile(
     r"(?P<cur1>" + _CURRENCY_TOKEN + r")?\s?"
     r"(?P<neg2>[-−–]\s?)?"
     r"(?P<num>" + _NUMBER + r")"
-    r"(?P<tail>\s?(?:" + _CURRENCY_TOKEN + r")(?!\s?\d))?"
+    # a code glued to the number is its own ("82.20CHF 85.00"); one after a space may be the next one's
+    r"(?P<tail>(?:" + _CURRENCY_TOKEN + r")(?![A-Za-z])|\s(?:" + _CURRENCY_TOKEN + r")(?!\s?\d))?"
     r"(?P<neg3>-|\))?"
     r"(?![\w.,/]|\s?%|:\d)"
 )

@@ -43,6 +43,19 @@ def test_a_swiss_amount_s_tail_is_no_amount_of_its_own():
     ]
 
 
+def test_a_currency_code_glued_to_an_amount_is_its_own():
+    # an OCR'd Swiss receipt: the labels, then their amounts, the code glued to the total
+    found = find_amounts("Total TTC Espèces Rendu 82.20CHF 85.00 2.80")
+    assert [(a.value, a.currency) for a in found] == [
+        (Decimal("82.20"), True),
+        (Decimal("85.00"), False),
+        (Decimal("2.80"), False),
+    ]
+    # after a space the code may be the next amount's, as before
+    found = find_amounts("Total 82.20 CHF 85.00")
+    assert [(a.value, a.currency) for a in found] == [(Decimal("82.20"), False), (Decimal("85.00"), True)]
+
+
 def test_a_product_code_glued_to_letters_is_no_date_but_a_glued_label_s_date_is():
     assert find_dates("HC03-7 - 15", True, loose=True) == []  # a receipt's article code
     assert [m.iso for m in find_dates("DATE12/01/2019", True)] == ["2019-01-12"]
