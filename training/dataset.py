@@ -43,6 +43,7 @@ def fold_of(group: str) -> int:
 # that adapter; training it on ppocr's text is a new adapter, to be measured before it ships.
 # The scorer (scripts/train-scorer) reads with the shipped engine, "ppocr".
 ADAPTER_ENGINE = "rapidocr"
+THAI_ENGINE = "tesseract"  # serving's reader of Thai pages (``pipeline.runner.thai_routed``)
 
 
 def _engine(lang: str, name: str = ADAPTER_ENGINE):
@@ -55,7 +56,7 @@ def _engine(lang: str, name: str = ADAPTER_ENGINE):
     if name != ADAPTER_ENGINE:
         from pipeline.runner import thai_routed
 
-        return thai_routed(load_ocr(name, lang="ch", threads=1), "tesseract", required=False, threads=1)
+        return thai_routed(load_ocr(name, lang="ch", threads=1), THAI_ENGINE, required=False, threads=1)
     if lang == "th":
         try:
             return load_ocr("tesseract", lang="th")

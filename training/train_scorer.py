@@ -2,7 +2,7 @@
 
     scripts/train-scorer [--train-dir ../shared/datasets/train] [--synth-dir build/scorer/synth ...]
         [--cache build/scorer/cache] [--answers build/scorer/answers.json] [--model-limit 150]
-        [--reviewed-dir DIR ...] [--out pipeline/decision/scorer] [--dry-run]
+        [--reviewed-dir DIR ...] [--out pipeline/decision/scorer] [--dry-run] [--without-thai]
 
 1. **Read** every training document the way the appliance reads it, with the OCR engine it ships
    (``ppocr``): real receipts (OCR) and e-invoices (text layer, and their pages as OCR'd scans) of
@@ -79,7 +79,7 @@ from pipeline.steps import STEPS, held_reasons, key_candidates, select
 from pipeline.values import normalise
 from pipeline.values.money import agree, to_amount, to_json
 from pipeline.values.parsers import find_amounts, find_dates
-from training.dataset import FOLDS, fold_of, read_task, real_tasks, reviewed_tasks, synth_dir_tasks
+from training.dataset import FOLDS, THAI_ENGINE, fold_of, read_task, real_tasks, reviewed_tasks, synth_dir_tasks
 from training.extraction import extractor
 from training.scorer import load_scorer
 
@@ -234,6 +234,25 @@ def read_documents(args) -> list[TrainDoc]:
                 seconds = time.perf_counter() - started
                 print(f"  read {done}/{len(tasks)} ({seconds:.0f} s)", file=sys.stderr, flush=True)
     return docs
+
+
+def thai_reader_installed() -> bool:
+    """Whether serving's Thai reader loads here (``pipeline.runner.thai_routed``: Tesseract with
+    Debian's ``tesseract-ocr-tha``); without it a Thai page is ppocr's reading alone."""
+    from models.registry import load_ocr
+
+    try:
+        load_ocr(THAI_ENGINE, lang="th")
+    except (FileNotFoundError, ImportError):
+        return False
+    return True
+
+
+def reader_cache(cache: Path, without_thai: bool) -> Path:
+    """The reading cache of ``cache`` for this reader: a separate folder without the Thai
+    reader, so that a cache filled on a host that lacked it is never taken for the shipped
+    reading (the cache is keyed by document only; 36 Thai pages changed the whole fit)."""
+    return cache / "without-thai" if without_thai else cache
 
 
 def model_sample(docs: list[TrainDoc], limit: int) -> list[TrainDoc]:
@@ -1050,9 +1069,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes reading documents")
     parser.add_argument("--out", type=Path, default=SCORER_DIR)
     parser.add_argument("--dry-run", action="store_true", help="print the card, write nothing")
+    parser.add_argument(
+        "--without-thai",
+        action="store_true",
+        help="read Thai pages with ppocr alone (a host without Tesseract's Thai data): another scorer",
+    )
     args = parser.parse_args(argv)
     if args.train_dir.resolve().name != "train" or not args.train_dir.is_dir():
         parser.error(f"--train-dir must be the training set (a folder named train): {args.train_dir}")
+    if not args.without_thai and not thai_reader_installed():
+        parser.error(
+            "Tesseract's Thai data is missing (Debian: tesseract-ocr-tha): serving reads Thai pages with it "
+            "and the scorer must learn those readings; install it, or pass --without-thai for a scorer of a "
+            "host without it (it differs from the committed one)"
+        )
+    args.cache = reader_cache(args.cache, args.without_thai)
     if args.synth_dir is None:
         args.synth_dir = [d for d in (REPO / "build/scorer/synth", REPO / "build/scorer/vendors") if d.is_dir()]
     if args.adapter is None:

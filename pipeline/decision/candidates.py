@@ -40,6 +40,7 @@ from pipeline.profiles.lessons import id_shape
 from pipeline.profiles.profile import in_shape
 from pipeline.rules.amounts import amount_candidates
 from pipeline.rules.header import invoice_number_candidates, labelled_dates
+from pipeline.rules.identifiers import iban_country, is_valid_tax_id
 from pipeline.rules.labels import (
     CASH_RE,
     CHANGE_RE,
@@ -53,6 +54,7 @@ from pipeline.rules.labels import (
     STREET_WORDS,
     TITLE_RE,
     URL_RE,
+    VAT_RE,
 )
 from pipeline.rules.layout import TextLine, annotate, build_lines, split_cells
 from pipeline.rules.parties import NAME_LABEL_RE, customer_zone, vendor_candidates
@@ -101,6 +103,7 @@ _AMOUNT = (
     "kw_cash",
     "kw_change",
     "kw_round",
+    "kw_excl",  # its line says the amount is before tax: excl. GST, HT, netto, exkl. MwSt.
     "rules_label_score",  # the rules' own score of this value as a total
     "value_log",
     "is_zero",
@@ -112,6 +115,7 @@ _AMOUNT = (
     "eq_lines_sum",
     "eq_sub_tax",
     "eq_cash_change",
+    "tender_split",  # a whole amount minus another printed one: cash tendered less change, labels or not
     "rounded_of_labelled",  # the cash-rounded value of a total-labelled amount
     "has_rounded_twin",  # a total-labelled amount is this one cash-rounded
     "above_labelled_total",  # larger than a total-labelled amount below it (cash tendered)
@@ -145,6 +149,7 @@ _ID = (
     "other_id_left",  # a phone, registration, VAT, order or customer number label before it
     "other_label_left",  # another field's label before it (a date, a total)
     "separators",
+    "tax_id",  # shaped as a VAT id or Swiss UID, or a tax id or IBAN with valid check digits
 )
 _NAME_KINDS = ("rules", "line", "cell", "prefix", "joined", "legal")
 _NAME = (
@@ -181,6 +186,12 @@ FEATURES: dict[str, tuple[str, ...]] = {
 }
 
 _ROUND_RE = re.compile(r"round|arrondi|rundung|afronding|redondeo|adj", re.I)
+# "excl." as OCR reads it too ("excI.", "exc1"); HT, netto, ohne: French, Dutch and German
+_EXCL_RE = re.compile(
+    r"(?<![a-z])(?:exc[il1]\w*|exkl\w*|ht|h\.t\.|hors\s*tax\w*|netto|ohne\s*mwst|before\s*(?:tax|gst|vat)"
+    r"|sans\s*tva|zonder\s*btw|sin\s*iva)(?![a-z])",
+    re.I,
+)
 _TIME_RE = re.compile(r"(?<!\d)\d{1,2}:\d{2}(?::\d{2})?(?!\d)")
 _LEGAL_RE = re.compile(rf"{COMPANY_RE.pattern}|(?<![\w/])S/B(?![\w/])", re.I)
 _LEGAL_END_RE = re.compile(rf"(?:{_LEGAL_RE.pattern})\W*$", re.I)
@@ -426,6 +437,10 @@ def _amount_candidates(ctx: _Context) -> list[Candidate]:
     change = [cents(abs(a.value)) for ln in ctx.lines if CHANGE_RE.search(ln.text) for a in ln.amounts]
     rules = ctx.proposals.get("rules", {})
     line_sum = _lines_sum(ctx.rules_lines)
+    # OCR of a two-column block puts the cash and change lines' amounts on other lines than
+    # their words ("Total TTC 283.15 CHF 300.00 ... / Espèces 16.85 / Rendu")
+    printed = set(seen)
+    whole = [v for v in seen if v > 0 and v == v.to_integral_value()]
     out = []
     for rank, value in enumerate(values):
         hits = seen[value]
@@ -447,6 +462,7 @@ def _amount_candidates(ctx: _Context) -> list[Candidate]:
         f["kw_cash"] = float(any(CASH_RE.search(ln.text) for ln, _ in hits))
         f["kw_change"] = float(any(CHANGE_RE.search(ln.text) for ln, _ in hits))
         f["kw_round"] = float(any(_ROUND_RE.search(ln.text) for ln, _ in hits))
+        f["kw_excl"] = float(any(_EXCL_RE.search(ln.text) for ln, _ in hits))
         f["rules_label_score"] = label_scores.get(value, NAN)
         f["value_log"] = math.log10(float(value) + 1.0)
         f["is_zero"] = float(value == 0)
@@ -459,6 +475,7 @@ def _amount_candidates(ctx: _Context) -> list[Candidate]:
         f["eq_lines_sum"] = float(line_sum is not None and (agree(line_sum, value) or cash_rounded(line_sum, value)))
         f["eq_sub_tax"] = float(_sub_tax(rules, value))
         f["eq_cash_change"] = float(any(c - value == ch and ch > 0 for c in cash for ch in change))
+        f["tender_split"] = float(any(x > value and x - value in printed for x in whole))
         f["rounded_of_labelled"] = float(any(rounds_to(t, value) for t, _ in labelled_totals))
         f["has_rounded_twin"] = float(any(rounds_to(value, t) for t, _ in labelled_totals))
         f["above_labelled_total"] = float(
@@ -570,6 +587,7 @@ def _id_candidates(ctx: _Context) -> list[Candidate]:
         )
         f["other_label_left"] = float(any(lb.kind != "invoice_number" and lb.end <= start for lb in line.labels))
         f["separators"] = float(sum(ch in "-/." for ch in value))
+        f["tax_id"] = float(bool(VAT_RE.fullmatch(value)) or is_valid_tax_id(value) or iban_country(value) is not None)
         out.append(Candidate("invoice_number", value, f))
     return out
 

@@ -354,3 +354,17 @@ def test_coverage_per_source_counts_each_source_at_the_shared_threshold():
         {"target": "0.98", "source": "sroie", "documents": 4, "completed": 0, "precision": None},
         {"target": "0.98", "source": "synth", "documents": 4, "completed": 4, "precision": 0.75},
     ]
+
+
+def test_training_without_serving_s_thai_reader_stops_unless_asked(tmp_path, monkeypatch, capsys):
+    # a host without tesseract-ocr-tha read the 36 Thai pages with ppocr alone and fitted
+    # another scorer (373 completed out of fold, not 410), silently and into the shared cache
+    train = tmp_path / "train"
+    train.mkdir()
+    monkeypatch.setattr(ts, "thai_reader_installed", lambda: False)
+    with pytest.raises(SystemExit):
+        ts.main(["--train-dir", str(train), "--dry-run"])
+    assert "tesseract-ocr-tha" in capsys.readouterr().err
+    cache = tmp_path / "cache"
+    assert ts.reader_cache(cache, without_thai=True) == cache / "without-thai"
+    assert ts.reader_cache(cache, without_thai=False) == cache
