@@ -59,7 +59,7 @@ def _engine(lang: str, name: str = ADAPTER_ENGINE):
         return thai_routed(load_ocr(name, lang="ch", threads=1), THAI_ENGINE, required=False, threads=1)
     if lang == "th":
         try:
-            return load_ocr("tesseract", lang="th")
+            return load_ocr(THAI_ENGINE, lang="th")
         except Exception:  # tesserocr or its Thai data missing: the default engine's reading
             pass
     return load_ocr(name, lang="ch", threads=1)

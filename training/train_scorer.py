@@ -1072,7 +1072,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--without-thai",
         action="store_true",
-        help="read Thai pages with ppocr alone (a host without Tesseract's Thai data): another scorer",
+        help="train on a host without Tesseract's Thai data (its Thai pages are ppocr's alone): another scorer",
     )
     args = parser.parse_args(argv)
     if args.train_dir.resolve().name != "train" or not args.train_dir.is_dir():
