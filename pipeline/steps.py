@@ -32,6 +32,7 @@ from pipeline.decision.arbitrate import (
     evidence_tags,
     key_field_reasons,
     lines_settled,
+    tax_within_total,
 )
 from pipeline.decision.candidates import Candidate, candidates
 from pipeline.decision.evidence import build_evidence
@@ -446,7 +447,8 @@ def _arbitrated(work: Work, kit: Kit, scored: Collection[str] | None) -> dict[st
 
 def decide_step(work: Work, kit: Kit) -> None:
     """Per header field, the template, the rules and the model are arbitrated
-    (``pipeline.decision.arbitrate``); the key fields the scorer chose take its choice."""
+    (``pipeline.decision.arbitrate``); the key fields the scorer chose take its choice, and a
+    tax as large as the chosen total gives way (``tax_within_total``)."""
     template = normalise.fields(work.template.fields) if work.template else {}
     work.decisions = _arbitrated(work, kit, work.scores)
     for name, score in (work.scores or {}).items():
@@ -456,6 +458,7 @@ def decide_step(work: Work, kit: Kit) -> None:
         work.decisions[name] = Decision(
             score.value, score.source, "scored", runner.value if runner else None, None, score.probability
         )
+    tax_within_total(work.decisions)
 
 
 def _line_candidates(work: Work) -> list[list[dict[str, Any]]]:
@@ -538,9 +541,13 @@ def held_reasons(work: Work, kit: Kit, key_values: dict[str, Any]) -> list[str]:
     validation errors, a built-in layout's doubts and the vendor profile's contradictions, its
     key-field reasons aside. Training fits the thresholds on the documents this leaves free, as
     serving completes no other (``training.train_scorer``)."""
-    fields = {name: decision.value for name, decision in _arbitrated(work, kit, key_values).items()}
+    decisions = _arbitrated(work, kit, key_values)
     template = _template_keys(work)  # an operator's template reads its vendor's field as written
-    fields.update({name: value for name, value in key_values.items() if name not in template})
+    decisions.update(
+        {name: Decision(value, Source.RULES, "scored") for name, value in key_values.items() if name not in template}
+    )
+    tax_within_total(decisions)
+    fields = {name: decision.value for name, decision in decisions.items()}
     _, data, checks = _checked(work, kit, fields, lines_may_go=True)
     doubts = work.template.doubts if work.template else []
     return checks + doubts + profile_reasons(work.profile, data)

@@ -140,6 +140,32 @@ def arbitrate(
     return decisions
 
 
+def tax_within_total(decisions: dict[str, Decision]) -> None:
+    """Keep ``decisions``' tax amount a part of its total (the chosen ``total_amount``, the
+    scorer's where it chose one), in place: no VAT or GST rate reaches 100 %, so a tax as large as
+    the total is another figure read into the tax field (the model echoing "Total incl. GST
+    102.00", the rules taking "SUB-TOTAL (GST) 14.00" for the GST). The losing source's tax
+    takes its place when it is below the total, else the document has no tax amount: a tax
+    left out is an empty field, a wrong one held a receipt whose key fields were right
+    (``validate.tax_below_total``)."""
+    tax, total = decisions.get("tax_amount"), decisions.get("total_amount")
+    if tax is None or total is None or not (is_amount(tax.value) and is_amount(total.value)):
+        return
+    if not _tax_too_large(tax.value, total.value):
+        return
+    if tax.other is not None and is_amount(tax.other) and not _tax_too_large(tax.other, total.value):
+        decisions["tax_amount"] = Decision(
+            tax.other, tax.other_source or Source.RULES, "disputed", tax.value, tax.source
+        )
+    else:
+        del decisions["tax_amount"]
+
+
+def _tax_too_large(tax: Any, total: Any) -> bool:
+    tax, total = to_amount(tax), to_amount(total)
+    return tax != 0 and abs(tax) >= abs(total)
+
+
 def choose_lines(candidates: list[list[dict[str, Any]]], header: dict[str, Any]) -> tuple[int, list[dict[str, Any]]]:
     """(index, lines) of the first candidate list whose line totals match the header's totals
     (``validate.lines_add_up``), else of the longest non-empty one; (-1, []) when all are empty."""

@@ -112,3 +112,21 @@ def test_held_reasons_name_what_holds_a_document_whatever_the_scorer_chose():
     assert held_reasons(work, tool.kit, {"total_amount": Decimal("119.00")}) == []
     reasons = held_reasons(work, tool.kit, {"total_amount": Decimal("11.90")})
     assert reasons and reasons[0].startswith("totals do not add up")
+
+
+def test_a_tax_read_as_large_as_the_total_does_not_hold_a_sure_receipt():
+    """sroie dev 506: the rules took 'SUB-TOTAL (GST) 14.00' for the GST; the receipt's key
+    fields were right and it went to review for 'tax_amount 14.00 is not less than
+    total_amount 14.00' (``arbitrate.tax_within_total`` drops such a tax)."""
+    from decimal import Decimal
+
+    from pipeline.document import DocumentText
+    from pipeline.steps import held_reasons, select
+
+    doc = DocumentText.of_text(
+        "AIK HUAT HARDWARE SDN BHD\nDate: 2018-03-01\nSUB-TOTAL (GST) 14.00\nTOTAL 14.00\nCASH 20.00\nCHANGE 6.00"
+    )
+    tool = Extractor(FAKES)
+    work = tool.work(JobContext("x", PDF), doc=doc, steps=select(skip={"einvoice", "tier 0 forced"}, until="rules"))
+    assert work.rules.fields["tax_amount"] == Decimal("14.00")  # what the rules read
+    assert held_reasons(work, tool.kit, {"total_amount": Decimal("14.00")}) == []
