@@ -147,9 +147,11 @@ def tax_within_total(decisions: dict[str, Decision]) -> None:
     102.00", the rules taking "SUB-TOTAL (GST) 14.00" for the GST). The losing source's tax
     takes its place when it is below the total, else the document has no tax amount: a tax
     left out is an empty field, a wrong one held a receipt whose key fields were right
-    (``validate.tax_below_total``)."""
+    (``validate.tax_below_total``). A template's tax stays as its template reads it."""
     tax, total = decisions.get("tax_amount"), decisions.get("total_amount")
     if tax is None or total is None or not (is_amount(tax.value) and is_amount(total.value)):
+        return
+    if tax.source == Source.TEMPLATE:  # an operator wrote the rule; validation says where it fails
         return
     if not _tax_too_large(tax.value, total.value):
         return

@@ -34,6 +34,9 @@ def test_a_tax_as_large_as_the_total_gives_way_to_the_other_reading_or_goes():
     }
     tax_within_total(credit)
     assert credit["tax_amount"].value == Decimal("-19.00")
+    template = {"total_amount": total, "tax_amount": Decision(Decimal("102.00"), Source.TEMPLATE, "template")}
+    tax_within_total(template)
+    assert template["tax_amount"].value == Decimal("102.00")  # as the operator's template reads it
     zero = {
         "total_amount": Decision(Decimal("0"), Source.RULES, "scored"),
         "tax_amount": Decision(Decimal("0"), Source.RULES, "rules"),
