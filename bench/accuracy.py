@@ -17,7 +17,8 @@ share and precision at each target precision's threshold and the calibration err
 key-field confidences; for "full"
 also per-field and per-source accuracy, the outcome of every document per source (e-invoices
 read from their XML apart), seconds per document (median and max per document type) and the
-peak memory (PSS) of the whole process tree, Ray workers included, sampled every 0.5 s.
+peak memory (PSS) of the whole process tree, Ray workers included, and of its largest process
+(the worker holding the models), sampled every 0.5 s.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import time
 from pathlib import Path
 
 from bench import datasets as shared
-from bench.procfs import tree_pss_kb
+from bench.procfs import largest_pss_kb, tree_pss_kb
 from pipeline.schema import HEADER_FIELDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -170,8 +171,9 @@ def _reason_kind(message: str) -> str:
     return f"{words[0]} {'implausible' if words[0] in HEADER_FIELDS else 'other'}"
 
 
-def run_extract(source: Path, out: Path, flags: list[str], data_dir: Path) -> tuple[float, int, str]:
-    """Run `appliance extract` on one source folder; returns (wall seconds, peak PSS in kB, stderr tail)."""
+def run_extract(source: Path, out: Path, flags: list[str], data_dir: Path) -> tuple[float, int, int, str]:
+    """Run `appliance extract` on one source folder; returns (wall seconds, peak PSS of the process
+    tree in kB, peak PSS of its largest process in kB, stderr tail)."""
     command = [
         str(ROOT / ".venv" / "bin" / "appliance"),
         "--data-dir",
@@ -184,13 +186,13 @@ def run_extract(source: Path, out: Path, flags: list[str], data_dir: Path) -> tu
     ]
     started = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak = 0
+    peak = largest = 0
     stop = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
+        nonlocal peak, largest
         while not stop.is_set():
-            peak = max(peak, tree_pss_kb(proc.pid))
+            peak, largest = max(peak, tree_pss_kb(proc.pid)), max(largest, largest_pss_kb(proc.pid))
             stop.wait(0.5)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -200,7 +202,7 @@ def run_extract(source: Path, out: Path, flags: list[str], data_dir: Path) -> tu
     sampler.join()
     if proc.returncode != 0:
         sys.exit(f"appliance extract failed ({proc.returncode}):\n{stderr[-3000:]}")
-    return time.perf_counter() - started, peak, stderr
+    return time.perf_counter() - started, peak, largest, stderr
 
 
 def score(scorer: Path, truth: Path, pred: Path, json_out: Path) -> tuple[dict, str, str]:
@@ -310,7 +312,8 @@ def report(results: dict[str, dict], configs: dict[str, dict[str, dict]], datase
         "Scored by `../shared/bench/score.py`.",
         *_section(
             "Summary",
-            "mode | sources | summary line (score.py) | key acc per source | wall | peak memory (PSS, process tree)",
+            "mode | sources | summary line (score.py) | key acc per source | wall | peak memory (PSS, process tree) "
+            "| peak memory of the worker (PSS, largest process)",
             '"full" is the appliance as shipped (vendor templates, layout rules, the learned scorer deciding '
             "the key fields and the extraction model asked where the scorer is not sure): the scorer with the "
             'model; "rules alone" runs without the model (the scorer without it), "model alone" without the '
@@ -322,7 +325,7 @@ def report(results: dict[str, dict], configs: dict[str, dict[str, dict]], datase
         per_source = ", ".join(f"{name} {value:.3f}" for name, value in r["source_key"].items())
         lines.append(
             f"| {mode} | {config} | `{r['summary']}` | {per_source} | {r['wall']:.0f} s "
-            f"| {r['peak_kb'] / 1024:.0f} MB |"
+            f"| {r['peak_kb'] / 1024:.0f} MB | {r['worker_kb'] / 1024:.0f} MB |"
         )
     lines += _section(
         "Straight-through processing",
@@ -445,10 +448,10 @@ def main(argv: list[str] | None = None) -> int:
             pred = work / config.replace(" ", "-") / mode
             print(f"bench-accuracy: {mode}, {config} ...", file=sys.stderr, flush=True)
             flags = [*MODES[mode], "--sources", CONFIGS[config]]
-            wall, peak = 0.0, 0
+            wall, peak, worker = 0.0, 0, 0
             for source in sources:
-                seconds, source_peak, _ = run_extract(source, pred / source.name, flags, work / "data")
-                wall, peak = wall + seconds, max(peak, source_peak)
+                seconds, source_peak, source_worker, _ = run_extract(source, pred / source.name, flags, work / "data")
+                wall, peak, worker = wall + seconds, max(peak, source_peak), max(worker, source_worker)
             scored, summary, status = score(scorer, args.datasets, pred, pred.parent / f"{mode}-score.json")
             source_key = {
                 source.name: score(scorer, source, pred / source.name, pred.parent / f"{mode}-{source.name}.json")[0][
@@ -461,6 +464,7 @@ def main(argv: list[str] | None = None) -> int:
                 "status": status,
                 "wall": wall,
                 "peak_kb": peak,
+                "worker_kb": worker,
                 "score": scored,
                 "source_key": source_key,
                 "timings": timings(pred),

@@ -1,5 +1,5 @@
 """What /proc says about a process tree: the process and all its descendants (Ray's raylet and
-workers included), and their memory summed over the tree."""
+workers included), and their memory summed over the tree or of its largest process."""
 
 from __future__ import annotations
 
@@ -26,14 +26,22 @@ def process_tree(root_pid: int) -> set[int]:
 
 def _tree_sum_kb(root_pid: int, file: str, field: str) -> int:
     """Sum over the tree of ``field`` (in kB) of /proc/PID/``file``; a process gone meanwhile counts 0."""
-    total = 0
-    for pid in process_tree(root_pid):
-        try:
-            text = Path(f"/proc/{pid}/{file}").read_text()
-        except OSError:
-            continue
-        total += next((int(line.split()[1]) for line in text.splitlines() if line.startswith(field)), 0)
-    return total
+    return sum(_field_kb(pid, file, field) for pid in process_tree(root_pid))
+
+
+def _field_kb(pid: int, file: str, field: str) -> int:
+    """``field`` (in kB) of /proc/``pid``/``file``; 0 for a process gone meanwhile."""
+    try:
+        text = Path(f"/proc/{pid}/{file}").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in text.splitlines() if line.startswith(field)), 0)
+
+
+def largest_pss_kb(root_pid: int) -> int:
+    """PSS (kB) of the largest process of ``root_pid``'s tree: under `appliance extract` the Ray
+    worker that holds the OCR engine and the model (the issue's "peak memory per worker")."""
+    return max((_field_kb(pid, "smaps_rollup", "Pss:") for pid in process_tree(root_pid)), default=0)
 
 
 def tree_pss_kb(root_pid: int) -> int:
