@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from bench import datasets as shared
-from bench.procfs import largest_pss_kb, tree_pss_kb
+from bench.procfs import tree_and_largest_pss_kb
 from pipeline.schema import HEADER_FIELDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -192,7 +192,8 @@ def run_extract(source: Path, out: Path, flags: list[str], data_dir: Path) -> tu
     def sample() -> None:
         nonlocal peak, largest
         while not stop.is_set():
-            peak, largest = max(peak, tree_pss_kb(proc.pid)), max(largest, largest_pss_kb(proc.pid))
+            tree, worker = tree_and_largest_pss_kb(proc.pid)
+            peak, largest = max(peak, tree), max(largest, worker)
             stop.wait(0.5)
 
     sampler = threading.Thread(target=sample, daemon=True)

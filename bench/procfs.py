@@ -38,15 +38,22 @@ def _field_kb(pid: int, file: str, field: str) -> int:
     return next((int(line.split()[1]) for line in text.splitlines() if line.startswith(field)), 0)
 
 
+def tree_and_largest_pss_kb(root_pid: int) -> tuple[int, int]:
+    """(sum of PSS over ``root_pid``'s tree, PSS of its largest process), in kB, from one read of
+    each process: under `appliance extract` the largest is the Ray worker that holds the OCR
+    engine and the model (the issue's "peak memory per worker")."""
+    sizes = [_field_kb(pid, "smaps_rollup", "Pss:") for pid in process_tree(root_pid)]
+    return sum(sizes), max(sizes, default=0)
+
+
 def largest_pss_kb(root_pid: int) -> int:
-    """PSS (kB) of the largest process of ``root_pid``'s tree: under `appliance extract` the Ray
-    worker that holds the OCR engine and the model (the issue's "peak memory per worker")."""
-    return max((_field_kb(pid, "smaps_rollup", "Pss:") for pid in process_tree(root_pid)), default=0)
+    """PSS (kB) of the largest process of ``root_pid``'s tree (``tree_and_largest_pss_kb``)."""
+    return tree_and_largest_pss_kb(root_pid)[1]
 
 
 def tree_pss_kb(root_pid: int) -> int:
     """Sum of PSS (kB) over ``root_pid`` and all its descendants."""
-    return _tree_sum_kb(root_pid, "smaps_rollup", "Pss:")
+    return tree_and_largest_pss_kb(root_pid)[0]
 
 
 def tree_rss_mb(root_pid: int) -> float:
