@@ -176,7 +176,7 @@ def check_arbiter(settings: Settings) -> CheckResult:
 def check_scorer(settings: Settings) -> CheckResult:
     """The learned scorer (``review.scorer_dir``, empty: the bundled one) loads and has a
     threshold for ``review.target_precision`` (``pipeline.decision.scorer``)."""
-    from pipeline.decision.scorer import DOCUMENT_READINGS, NEVER, ScorerError
+    from pipeline.decision.scorer import DOCUMENT_READINGS, NEVER, READING_NAMES, ScorerError
     from pipeline.runner import load_scorer
 
     review = settings.review
@@ -190,7 +190,7 @@ def check_scorer(settings: Settings) -> CheckResult:
     if scorer is None:
         return CheckResult("scorer", False, "no bundled scorer in this checkout", hint)
     cuts = {reading: scorer.threshold(review.target_precision, reading) for reading in DOCUMENT_READINGS}
-    names = {"text_layer": "text-layer documents", "ocr": "OCR'd documents", "ocr_script": "OCR'd Thai documents"}
+    names = READING_NAMES
     shown = ", ".join(
         f"{names[reading]} at key confidence >= {cut:.3f}" if cut < NEVER else f"no {names[reading]}"
         for reading, cut in cuts.items()

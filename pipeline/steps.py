@@ -491,7 +491,9 @@ def finish_step(work: Work, kit: Kit) -> None:
     p = None
     if work.scores is not None:
         p = round(document_probability(work.scores, _template_keys(work)), 4)
-        key_reasons = scorer_reasons(work.scores, p, kit.threshold(work), _template_keys(work))
+        key_reasons = scorer_reasons(
+            work.scores, p, kit.threshold(work), _template_keys(work), document_reading(work.doc)
+        )
     else:
         tags = evidence_tags(decisions, normalise.fields(rules.fields), rules.line_items)
         key_reasons = key_field_reasons(decisions, kit.arbiter, tags)

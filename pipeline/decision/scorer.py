@@ -72,6 +72,8 @@ READINGS = ("text_layer", "ocr")  # how a page was read: backed values calibrate
 # fitted with the other scans they raised the OCR threshold from 0.911 to 0.969 and cut the scans
 # completed from 188 to 106; on their own they get the threshold their own precision earns.
 DOCUMENT_READINGS = (*READINGS, "ocr_script")
+# What a clerk and an operator call each reading (``validationErrors``, ``appliance check``).
+READING_NAMES = {"text_layer": "text-layer documents", "ocr": "OCR'd documents", "ocr_script": "OCR'd Thai documents"}
 VERIFIER_HEAD = ("top_raw", "top_share", "margin", "n_ranked")
 LONE_MARGIN = 5.0  # the margin of a lone candidate: far ahead of a runner-up it does not have
 _SOURCES = {"template": Source.TEMPLATE, "rules": Source.RULES, "model": Source.MODEL, "profile": Source.PROFILE}
@@ -367,12 +369,19 @@ def document_probability(scores: dict[str, FieldScore], template_fields: set[str
 
 
 def scorer_reasons(
-    scores: dict[str, FieldScore], probability: float, threshold: float, template_fields: set[str] = frozenset()
+    scores: dict[str, FieldScore],
+    probability: float,
+    threshold: float,
+    template_fields: set[str] = frozenset(),
+    reading: str = "",
 ) -> list[str]:
     """Reasons, for ``validationErrors``, why a document does not complete: a required key field
     not found, and each key field the scorer is least sure of, in words a clerk acts on ("total
     50.00 (62% sure) stands on 'CASH 50.00'; the next best, 39.00, on 'TOTAL 39.00'"). Empty
-    when ``probability`` (``document_probability``) reaches ``threshold``."""
+    when ``probability`` (``document_probability``) reaches ``threshold``. Where the threshold of
+    the document's ``reading`` (``document_reading``) is ``NEVER``, that is the reason, and only
+    the least sure field follows it: "not certain (99% sure)" of every field told a clerk
+    nothing about why a Thai scan never completes."""
     if probability >= threshold:
         return []
     reasons = [
@@ -382,6 +391,13 @@ def scorer_reasons(
     ]
     scored = [s for name, s in scores.items() if name not in template_fields]
     doubtful = sorted((s for s in scored if s.probability < threshold), key=lambda s: s.probability)
+    if threshold >= NEVER:
+        what = READING_NAMES.get(reading, "documents read like this one")
+        reasons.append(
+            f"{what} are never completed at this target precision (review.target_precision): on the"
+            " training documents none reached it; check every key field"
+        )
+        doubtful = doubtful[:1]
     if not doubtful and not reasons:  # each field is sure enough alone, not all of them together
         doubtful = sorted(scored, key=lambda s: s.probability)[:1]
     for s in doubtful:

@@ -117,6 +117,18 @@ def label_key(lines: list[str], index: int, start: int) -> str:
     return "^"
 
 
+# Letters a thermal receipt's OCR reads for one another ("IUIAL (GSI INUL)" for "TOTAL (GST
+# INCL)", "SUBIUIAL" for "SUBTOTAL"): a label key's ``skeleton`` writes each class as one letter.
+_SKELETON = str.maketrans("ltjucqd", "iiioooo")
+
+
+def skeleton(key: str) -> str:
+    """``key`` (a label key, or a line, case-folded) with the letters OCR confuses on receipts
+    written as one of their class (i l t j -> ``i``; o u c q d -> ``o``), one letter for one:
+    "iuial gsi inul" and "total gst incl" are both "ioiai gsi inoi"."""
+    return key.translate(_SKELETON)
+
+
 def id_shape(token: str) -> str:
     """An id's printed pattern: ``A`` per letter, ``9`` per digit, other characters kept
     (``"INV-2023/0042"`` -> ``"AAA-9999/9999"``)."""
@@ -160,17 +172,34 @@ def _id_spots(lines: list[str], value: str) -> list[tuple[str, str, bool]]:
     want = _alnum(value)
     if not want:
         return []
+    parts = len(value.split())
     spots = []
     for i, line in enumerate(lines):
-        for m in ID_TOKEN_RE.finditer(line):
-            token = m.group(0).lstrip("#")
+        for token, start in id_runs(line, {1, parts}):
+            token = token.lstrip("#")
             if _alnum(token) == want:
-                spots.append((label_key(lines, i, m.start()), id_shape(token), True))
+                spots.append((label_key(lines, i, start), id_shape(token), True))
             elif _as_digits(token) == _as_digits(value):
-                spots.append((label_key(lines, i, m.start()), id_shape(value.lstrip("#")), True))
+                spots.append((label_key(lines, i, start), id_shape(" ".join(value.lstrip("#").split())), True))
             else:
-                spots.append((label_key(lines, i, m.start()), "", False))
+                spots.append((label_key(lines, i, start), "", False))
     return spots
+
+
+def id_runs(line: str, parts: set[int]) -> list[tuple[str, int]]:
+    """(id, start) of the id-like tokens of ``line`` (``ID_TOKEN_RE``) and, for each count in
+    ``parts`` above 1, of each run of that many tokens set apart by spaces only, joined by one
+    space: a vendor may print its numbers in parts ("Invoice No. : CR 1806/0729"), and its
+    approved number is the whole of it."""
+    tokens = [(m.group(0), m.start(), m.end()) for m in ID_TOKEN_RE.finditer(line)]
+    out = [(token, start) for token, start, _ in tokens] if 1 in parts else []
+    for count in sorted(p for p in parts if p > 1):
+        for first in range(len(tokens) - count + 1):
+            run = tokens[first : first + count]
+            gaps = (line[a[2] : b[1]] for a, b in zip(run, run[1:], strict=False))
+            if all(gap and not gap.strip(" \t") for gap in gaps):
+                out.append((" ".join(token for token, _, _ in run), run[0][1]))
+    return out
 
 
 def _as_digits(value: str) -> str:

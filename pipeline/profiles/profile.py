@@ -22,8 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.profiles.identifiers import OCR_DIGIT_FOR
-from pipeline.profiles.lessons import LEARNED_FIELDS, WORD_RE, Lesson, id_shape, label_key
-from pipeline.rules.labels import ID_TOKEN_RE
+from pipeline.profiles.lessons import LEARNED_FIELDS, WORD_RE, Lesson, id_runs, id_shape, label_key, skeleton
 from pipeline.values.parsers import find_amounts, find_dates
 
 
@@ -220,10 +219,14 @@ def propose(profile: VendorProfile, text: str) -> dict[str, Proposal]:
 def _read(name: str, lines: list[str], habit: dict[str, int], shapes: dict[str, int]) -> list[tuple[Any, str]]:
     """(value, label key) of every value of field ``name`` printed under a label key of the habit."""
     wanted = set(habit)
+    # a label OCR misread ("IUIAL" for "TOTAL") is the habit whose skeleton it has, the most
+    # approved one where two share it
+    alike = {skeleton(key): key for key in sorted(wanted, key=lambda k: (habit[k], k))}
     above = {key for key in wanted if key.startswith("^")}
+    last_words = {skeleton(word) for key in wanted for word in WORD_RE.findall(key)[-1:]}
     found: list[tuple[Any, str]] = []
     for i, line in enumerate(lines):
-        if not above and not any(word in line.casefold() for key in wanted for word in WORD_RE.findall(key)[-1:]):
+        if not above and not any(word in skeleton(line.casefold()) for word in last_words):
             continue  # no word of any label key on the line: skip the parsing
         if name == "total_amount":
             spots = [(str(abs(m.value)), m.start) for m in find_amounts(line)]
@@ -232,13 +235,14 @@ def _read(name: str, lines: list[str], habit: dict[str, int], shapes: dict[str, 
             spots = [(m.iso, m.start) for m in find_dates(line, dayfirst, loose=True)]
         else:
             spots = []
-            for m in ID_TOKEN_RE.finditer(line):
-                token = in_shape(m.group(0).lstrip("#"), shapes)
+            for run, start in id_runs(line, {1, *(shape.count(" ") + 1 for shape in shapes)}):
+                token = in_shape(run.lstrip("#"), shapes)
                 if token is not None:
-                    spots.append((token, m.start()))
+                    spots.append((token, start))
         for value, start in spots:
             key = label_key(lines, i, start)
-            if key in wanted:
+            key = key if key in wanted else alike.get(skeleton(key))
+            if key is not None:
                 found.append((value, key))
     return found
 

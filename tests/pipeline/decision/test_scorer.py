@@ -70,6 +70,20 @@ def test_reasons_name_the_line_of_the_value_and_of_the_next_best():
     assert scorer_reasons(scores, 0.95, 0.9) == []
 
 
+def test_a_reading_that_never_completes_says_so_and_names_only_the_weakest_field():
+    scores = {
+        "total_amount": field_score("total_amount", Decimal("39.00"), 0.63, "TOTAL 39.00"),
+        "invoice_date": field_score("invoice_date", "2018-12-25", 0.99),
+        "vendor_name": field_score("vendor_name", "KEDAI SDN BHD", 1.0),
+    }
+    reasons = scorer_reasons(scores, document_probability(scores), NEVER, reading="ocr_script")
+    assert reasons == [
+        "OCR'd Thai documents are never completed at this target precision (review.target_precision): on the"
+        " training documents none reached it; check every key field",
+        "total_amount 39.00 is not certain (63% sure): it stands on 'TOTAL 39.00'",
+    ]
+
+
 def test_each_field_sure_enough_but_not_all_together_names_the_weakest():
     scores = {
         "total_amount": field_score("total_amount", Decimal("39.00"), 0.93),

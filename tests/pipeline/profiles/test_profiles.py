@@ -8,7 +8,7 @@ from pipeline.decision.candidates import Candidate
 from pipeline.decision.scorer import scorable
 from pipeline.profiles.book import Match, ProfileBook, name_printed
 from pipeline.profiles.identifiers import identifiers
-from pipeline.profiles.lessons import Lesson, id_shape, label_key, learn
+from pipeline.profiles.lessons import Lesson, id_shape, label_key, learn, skeleton
 from pipeline.profiles.profile import Edits, Proposal, build, in_shape, propose
 from pipeline.steps import Work, profile_reasons, profile_step
 
@@ -164,6 +164,28 @@ def test_an_id_ocr_misread_on_an_approved_scan_still_teaches_its_label_and_shape
     assert "invoice no" not in lesson.misses.get("invoice_number", ())
     page = receipt("0R18-30001", "06/01/2017", "12.00", "20.00")
     assert propose(build("p", [lesson]), page)["invoice_number"].value == "OR18-30001"
+
+
+def test_a_label_ocr_misread_is_read_as_the_habit_it_misspells():
+    # a thermal receipt's OCR (SROIE, a pharmacy chain): "IUIAL (GSI INUL)" for "TOTAL (GST INCL)"
+    lesson = learn("1", receipt("CS1", "05/01/2017", "39.00", "50.00"), FIRST_DATA)
+    page = receipt("CS2", "06/01/2017", "12.00", "20.00").replace("TOTAL ROUNDED", "IUIAL ROUNDED")
+    assert skeleton("iuial rounded") == skeleton("total rounded")
+    assert propose(build("p", [lesson]), page)["total_amount"] == Proposal("12.00", 1, "total rounded")
+    assert skeleton("cash") != skeleton("total rounded")
+
+
+def test_a_number_printed_in_parts_is_learnt_and_read_whole():
+    # a hardware shop's receipts (SROIE): "Invoice No. : CR 1806/0729"; the approved number is
+    # the whole of it, though the page's tokens are "CR" and "1806/0729"
+    data = {**FIRST_DATA, "invoice_number": "CR 1803/0064"}
+    lesson = learn("1", receipt("CR 1803/0064", "05/01/2017", "39.00", "50.00"), data)
+    assert lesson.labels["invoice_number"] == ("invoice no",) and lesson.shapes["invoice_number"] == "AA 9999/9999"
+    assert "invoice no" not in lesson.misses.get("invoice_number", ())
+    page = receipt("CR 1806/0729", "06/01/2017", "12.00", "20.00")
+    assert propose(build("p", [lesson]), page)["invoice_number"] == Proposal("CR 1806/0729", 1, "invoice no")
+    # its parts set apart by more than spaces are no run: the number is not read there
+    assert "invoice_number" not in propose(build("p", [lesson]), page.replace("CR 1806", "CR: 1806"))
 
 
 def test_a_number_the_profile_reads_is_in_the_promise_without_an_invoice_number_label():
