@@ -105,16 +105,25 @@ def learn(invoice_id: str, text: str, data: dict[str, Any]) -> Lesson:
     return Lesson(invoice_id, identifiers(text), values, labels, shapes, misses)
 
 
+# An amount written out in Chinese capital numerals (a fapiao's "价税合计(大写) 贰拾叁万...圆壹角陆分
+# (小写) ¥239,848.16"): a word of the value, not of its label, which it would make new on every invoice.
+AMOUNT_IN_WORDS_RE = re.compile(r"^[零壹贰叁肆伍陆柒捌玖拾佰仟万亿圆元角分整]+$")
+
+
 def label_key(lines: list[str], index: int, start: int) -> str:
     """The label key of a value starting at character ``start`` of line ``index``."""
-    words = WORD_RE.findall(lines[index][:start].casefold())
+    words = _label_words(lines[index][:start])
     if words:
         return " ".join(words[-LABEL_WORDS:])
     for above in range(index - 1, max(index - 3, -1), -1):
-        words = WORD_RE.findall(lines[above].casefold())
+        words = _label_words(lines[above])
         if words:
             return "^" + " ".join(words[-LABEL_WORDS:])
     return "^"
+
+
+def _label_words(text: str) -> list[str]:
+    return [word for word in WORD_RE.findall(text.casefold()) if not AMOUNT_IN_WORDS_RE.match(word)]
 
 
 # Letters a thermal receipt's OCR reads for one another ("IUIAL (GSI INUL)" for "TOTAL (GST

@@ -175,6 +175,14 @@ def test_a_label_ocr_misread_is_read_as_the_habit_it_misspells():
     assert skeleton("cash") != skeleton("total rounded")
 
 
+def test_an_amount_in_chinese_capital_numerals_is_no_word_of_the_label():
+    # a fapiao prints its total twice, in words and in figures; the words change every invoice
+    line = "价税合计(大写) ⊗贰拾叁万玖仟捌佰肆拾捌圆壹角陆分 (小写) ¥239,848.16"
+    assert label_key([line], 0, line.index("¥")) == "价税合计 大写 小写"
+    other = "价税合计(大写) ⊗壹佰圆整 (小写) ¥100.00"
+    assert label_key([other], 0, other.index("¥")) == "价税合计 大写 小写"
+
+
 def test_a_number_printed_in_parts_is_learnt_and_read_whole():
     # a hardware shop's receipts (SROIE): "Invoice No. : CR 1806/0729"; the approved number is
     # the whole of it, though the page's tokens are "CR" and "1806/0729"
