@@ -46,11 +46,6 @@ def tree_and_largest_pss_kb(root_pid: int) -> tuple[int, int]:
     return sum(sizes), max(sizes, default=0)
 
 
-def largest_pss_kb(root_pid: int) -> int:
-    """PSS (kB) of the largest process of ``root_pid``'s tree (``tree_and_largest_pss_kb``)."""
-    return tree_and_largest_pss_kb(root_pid)[1]
-
-
 def tree_pss_kb(root_pid: int) -> int:
     """Sum of PSS (kB) over ``root_pid`` and all its descendants."""
     return tree_and_largest_pss_kb(root_pid)[0]

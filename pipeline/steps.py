@@ -82,12 +82,14 @@ class Kit:
     gate: OcrGate
     scorer: Scorer | None = None
 
-    def threshold(self, work: Work) -> float:
+    def threshold(self, work: Work, reading: str | None = None) -> float:
         """The document probability at which ``work``'s document completes
-        (``review.target_precision``, fitted per reading: ``document_reading``)."""
+        (``review.target_precision``, fitted per reading: ``reading``, ``document_reading`` of
+        its document where not given)."""
         if self.scorer is None:
             return 1.0
-        return self.scorer.threshold(self.models.review_target_precision, document_reading(work.doc))
+        reading = reading or document_reading(work.doc)
+        return self.scorer.threshold(self.models.review_target_precision, reading)
 
     def ask_floor(self, work: Work) -> float:
         """The document probability below which the model is not asked for ``work``'s header:
@@ -491,9 +493,8 @@ def finish_step(work: Work, kit: Kit) -> None:
     p = None
     if work.scores is not None:
         p = round(document_probability(work.scores, _template_keys(work)), 4)
-        key_reasons = scorer_reasons(
-            work.scores, p, kit.threshold(work), _template_keys(work), document_reading(work.doc)
-        )
+        reading = document_reading(work.doc)  # a pass over the text: once for both
+        key_reasons = scorer_reasons(work.scores, p, kit.threshold(work, reading), _template_keys(work), reading)
     else:
         tags = evidence_tags(decisions, normalise.fields(rules.fields), rules.line_items)
         key_reasons = key_field_reasons(decisions, kit.arbiter, tags)

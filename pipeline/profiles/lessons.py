@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from pipeline.profiles.identifiers import AS_DIGIT, identifiers
@@ -205,7 +206,7 @@ def id_runs(line: str, parts: set[int]) -> list[tuple[str, int]]:
     for count in sorted(p for p in parts if p > 1):
         for first in range(len(tokens) - count + 1):
             run = tokens[first : first + count]
-            gaps = (line[a[2] : b[1]] for a, b in zip(run, run[1:], strict=False))
+            gaps = (line[a[2] : b[1]] for a, b in pairwise(run))
             if all(gap and not gap.strip(" \t") for gap in gaps):
                 out.append((" ".join(token for token, _, _ in run), run[0][1]))
     return out

@@ -157,11 +157,17 @@ def test_an_ocr_misread_id_is_read_back_into_the_vendors_shape():
     assert propose(profile, page)["invoice_number"].value == "OR18-30001"
 
 
-def test_an_id_ocr_misread_on_an_approved_scan_still_teaches_its_label_and_shape():
-    data = {**FIRST_DATA, "invoice_number": "OR18-26792"}
-    lesson = learn("1", receipt("0R18-26792", "05/01/2017", "39.00", "50.00"), data)
-    assert lesson.labels["invoice_number"] == ("invoice no",) and lesson.shapes["invoice_number"] == "AA99-99999"
+def number_lesson(approved: str, printed: str, shape: str) -> Lesson:
+    """The lesson of a receipt printing ``printed`` where the clerk approved ``approved``; it
+    learnt the number under its label, in ``shape``, and not as a miss there."""
+    lesson = learn("1", receipt(printed, "05/01/2017", "39.00", "50.00"), {**FIRST_DATA, "invoice_number": approved})
+    assert lesson.labels["invoice_number"] == ("invoice no",) and lesson.shapes["invoice_number"] == shape
     assert "invoice no" not in lesson.misses.get("invoice_number", ())
+    return lesson
+
+
+def test_an_id_ocr_misread_on_an_approved_scan_still_teaches_its_label_and_shape():
+    lesson = number_lesson("OR18-26792", "0R18-26792", "AA99-99999")
     page = receipt("0R18-30001", "06/01/2017", "12.00", "20.00")
     assert propose(build("p", [lesson]), page)["invoice_number"].value == "OR18-30001"
 
@@ -186,10 +192,7 @@ def test_an_amount_in_chinese_capital_numerals_is_no_word_of_the_label():
 def test_a_number_printed_in_parts_is_learnt_and_read_whole():
     # a hardware shop's receipts (SROIE): "Invoice No. : CR 1806/0729"; the approved number is
     # the whole of it, though the page's tokens are "CR" and "1806/0729"
-    data = {**FIRST_DATA, "invoice_number": "CR 1803/0064"}
-    lesson = learn("1", receipt("CR 1803/0064", "05/01/2017", "39.00", "50.00"), data)
-    assert lesson.labels["invoice_number"] == ("invoice no",) and lesson.shapes["invoice_number"] == "AA 9999/9999"
-    assert "invoice no" not in lesson.misses.get("invoice_number", ())
+    lesson = number_lesson("CR 1803/0064", "CR 1803/0064", "AA 9999/9999")
     page = receipt("CR 1806/0729", "06/01/2017", "12.00", "20.00")
     assert propose(build("p", [lesson]), page)["invoice_number"] == Proposal("CR 1806/0729", 1, "invoice no")
     # its parts set apart by more than spaces are no run: the number is not read there
