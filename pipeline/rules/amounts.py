@@ -185,17 +185,25 @@ def _arithmetic_bonus(chosen: dict[str, Cand | None]) -> float:
 def _tax_by_rate_sum(taxes: list[Cand]) -> list[Cand]:
     """The sum of a tax printed per rate on lines of its own ("Cuota IVA @21% 70,81", "Cuota
     IVA @10% 6,00"): the document's tax (EN 16931 BT-110 is the sum of the VAT breakdown's
-    BT-117), offered beside each line's amount for the arithmetic to confirm."""
+    BT-117), offered beside each line's amount for the arithmetic to confirm. Every run of two
+    or more lines in reading order is offered, as a line item with a rate column ("Stk. 19 %
+    3,99") can read as a tax line just above the breakdown."""
     by_line: dict[int, Cand] = {}
     for cand in taxes:
         key = id(cand.line)
         if key not in by_line or cand.score > by_line[key].score:
             by_line[key] = cand
     rows = sorted(by_line.values(), key=lambda c: c.order)
-    if not 2 <= len(rows) <= 6 or len({cents(c.value) for c in rows}) < len(rows):
+    if not 2 <= len(rows) <= 6:
         return []
-    total = sum((c.value for c in rows), Decimal(0))
-    return [Cand(total, min(c.score for c in rows) - 0.5, rows[-1].line, rows[-1].order)]
+    out = []
+    for start, end in itertools.combinations(range(len(rows) + 1), 2):
+        run = rows[start:end]
+        if len(run) < 2 or len({cents(c.value) for c in run}) < len(run):
+            continue
+        total = sum((c.value for c in run), Decimal(0))
+        out.append(Cand(total, min(c.score for c in run) - 0.5, run[-1].line, run[-1].order))
+    return out
 
 
 def _pre_rounding_totals(top: dict[str, list[Cand]]) -> list[Cand]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from pipeline.document import DocumentText
 from pipeline.rules.labels import LABEL_RES
@@ -116,6 +117,22 @@ def annotate(lines: list[TextLine], dayfirst: bool, loose_dates: bool) -> None:
         line.amounts = [
             a for a in find_amounts(line.text) if not any(a.start < d.end and d.start < a.end for d in line.dates)
         ]
+
+
+def cell_amounts(line: TextLine) -> list:
+    """The amounts of ``line`` (``line.amounts``, dates left out), none reaching across a gap
+    between two cells: in a table row, grouping thousands by a space ("1 229,60") must not join a
+    quantity to the price in the next column ("8 | 153,70" read as 8153.70). A gap wider than
+    the line's height parts two cells. Header amounts keep ``line.amounts``: a currency mark a
+    cell apart ("Total US$ | 6,786.67") still marks the amount there."""
+    cuts = [prev[1] for prev, nxt in pairwise(line.spans) if nxt[2][0] - prev[2][2] > line.height]
+    if not cuts:
+        return line.amounts
+    found = []
+    for start, end in zip([0, *cuts], [*cuts, len(line.text)], strict=True):
+        for amount in find_amounts(line.text[start:end]):
+            found.append(replace(amount, start=amount.start + start, end=amount.end + start))
+    return [a for a in found if not any(a.start < d.end and d.start < a.end for d in line.dates)]
 
 
 def region_end(line: TextLine, label: LabelHit) -> int:

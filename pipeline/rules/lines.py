@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from pipeline.rules.layout import TextLine
+from pipeline.rules.layout import TextLine, cell_amounts
 from pipeline.values.money import agree
 from pipeline.values.parsers import thai_variants
 
@@ -42,6 +42,23 @@ _STOP_RE = re.compile(
 
 
 _SUBTOTAL_RE = re.compile(r"(?<![a-z])(?:sub\s*-?\s*total|subtotaal|zwischensumme|sous[\s-]*total|小\s*计)", re.I)
+
+
+# Rows of the totals block that open a line under the last line item: the net amount under
+# its names (EN 16931 BT-106 "Sum of invoice line net amount", printed as "Net amount",
+# "Nettobetrag", "Warenwert", "Montant HT", "Base imponible", "不含税金额", "ราคาก่อนภาษี"...),
+# a tax row ("VAT 23%", "zzgl. MwSt. 19 %", "Cuota IVA 21%", "税额 13%") and a document-level
+# discount ("Discount 15%", "Nachlass 5%", "Dto. pronto pago 2%").
+_TOTALS_BLOCK_RE = re.compile(
+    thai_variants(
+        r"^\s*(?:net(?:\s+(?:amount|total|value))?(?![a-z])|netto(?:betrag|bedrag|summe)?(?![a-z])|warenwert"
+        r"|montant\s+(?:ht|tva|net)|base\s+imp|importe\s+(?:bruto|neto)|suma(?![a-z])|imponibile"
+        r"|不含税|税\s*额|增值税|ราคาก่อนภาษี|มูลค่าสินค้า|ภาษีมูลค่าเพิ่ม"
+        r"|(?:sales\s+)?tax(?![a-z])|vat(?![a-z])|gst(?![a-z])|mwst|ust(?![a-z])|zzgl|tva(?![a-z])"
+        r"|(?:cuota\s+)?iva(?![a-z])|btw(?![a-z])|discount|rabatt|nachlass|korting|remise|descuento|dto\.|sconto)"
+    ),
+    re.I,
+)
 
 
 def is_table_header(line: TextLine) -> bool:
@@ -104,6 +121,8 @@ def _table_rows(
                 break
             section, index, last_y = len(rows), index + 1, line.bbox[3]
             continue
+        if rows and _opens_totals_block(line, rows[section:], header, cols):
+            break
         nxt = lines[index + 1] if index + 1 < len(lines) else None
         row = _row_at(line, nxt, header, rows)
         if row and section and section == len(rows) and _charge_after_rows(row, rows):
@@ -114,6 +133,19 @@ def _table_rows(
         last_y = lines[index].bbox[3]
         index += 1
     return rows, index
+
+
+def _opens_totals_block(line: TextLine, rows: list[list[TextLine]], header: TextLine, cols: dict[str, tuple]) -> bool:
+    """Whether ``line``, below the rows of a table, is the first row of its totals block: a
+    totals label at its start (``_TOTALS_BLOCK_RE``), or, under a label of any other name, one
+    amount equal to the sum of ``rows`` (those of the current section) where every row printed
+    several amounts (quantity or price beside its total), as a net amount does."""
+    if _TOTALS_BLOCK_RE.search(line.text):
+        return True
+    amounts = [a for a in line.amounts if a.decimals]
+    if not rows or len(amounts) != 1 or not all(sum(len(x.amounts) for x in row) >= 2 for row in rows):
+        return False
+    return agree(amounts[0].value, sum(_row_total(row, header, cols) for row in rows))
 
 
 def _charge_after_rows(row: list[TextLine], rows: list[list[TextLine]]) -> bool:
@@ -199,7 +231,7 @@ ITEM_KEYS = ("description", "line_no", "sku", "quantity", "unit", "unit_price", 
 
 def _parse_row(row: list[TextLine], cols: dict[str, tuple], header: TextLine) -> dict | None:
     """One line item from the lines of a row, read by the header's column positions."""
-    numbers = [(line.span_bbox(a.start, a.end), a, line) for line in row for a in line.amounts]
+    numbers = [(line.span_bbox(a.start, a.end), a, line) for line in row for a in cell_amounts(line)]
     if not numbers:
         return None
     item = dict.fromkeys(ITEM_KEYS)
@@ -215,11 +247,11 @@ def _parse_row(row: list[TextLine], cols: dict[str, tuple], header: TextLine) ->
     desc = re.sub(r"^\s*\d{1,3}\s+(?=\S)", "", desc)  # position number
     desc = _drop_leading_quantity(desc, item["quantity"], cols)
     item["sku"], desc = _split_sku(desc)
-    item["description"] = " ".join(desc.split()).strip(" -:") or None
     if item["quantity"] is None and item["unit_price"] and item["line_total"]:
         qty = item["line_total"] / item["unit_price"]
         if qty == qty.to_integral_value() and 0 < qty < 10000:
             item["quantity"] = qty.to_integral_value()
+    item["description"] = " ".join(_drop_trailing_quantity(desc, item).split()).strip(" -:") or None
     return item if item["description"] else None
 
 
@@ -259,6 +291,18 @@ def _drop_leading_quantity(desc: str, quantity: Decimal | None, cols: dict[str, 
     if match and Decimal(match.group(1).replace(",", ".")) == quantity:
         return desc[match.end() :]
     return desc
+
+
+def _drop_trailing_quantity(desc: str, item: dict) -> str:
+    """``desc`` without the quantity (and its unit, kept in ``item["unit"]`` when none was read)
+    that it ends with, where right-aligned quantities reach left into the description column
+    ("Prestation de conseil 8", "Création de logo 1 unité")."""
+    match = re.search(r"\s(\d{1,5}(?:[.,]\d{1,3})?)(?:\s+([^\W\d_]{1,8}\.?))?\s*$", desc)
+    if not match or item["quantity"] is None or Decimal(match.group(1).replace(",", ".")) != item["quantity"]:
+        return desc
+    if match.group(2) and item["unit"] is None:
+        item["unit"] = match.group(2)
+    return desc[: match.start()]
 
 
 def _left_text(line: TextLine, limit: float) -> str:

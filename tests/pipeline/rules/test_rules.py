@@ -976,6 +976,66 @@ def test_a_tax_printed_per_rate_sums_to_the_document_tax():
     )
 
 
+def test_a_tax_per_rate_sums_without_a_line_item_whose_rate_column_reads_as_a_tax():
+    """A line item with a rate column ("Stk. 19 % 3,99") reads as a tax line just above the
+    VAT breakdown; the breakdown's own lines still sum to the document's tax."""
+    doc = text_page(
+        "200: 40 Beschreibung | 250 Menge | 300 MwSt. | 350 Preis | 450 Betrag",
+        "215: 40 Trennblätter A4 | 250 64 Stk. | 300 19 % | 350 0,06 | 450 3,99",
+        "230: 40 Beratung | 250 10 | 300 7 % | 350 399,51 | 450 3.995,15",
+        "260: 40 Nettobetrag | 450 3.999,14",
+        "275: 40 Umsatzsteuer 19 % | 450 48,52",
+        "290: 40 Umsatzsteuer 7 % | 450 262,06",
+        "305: 40 Endbetrag | 450 4.309,72 €",
+    )
+    fields = extract_rules(doc).fields
+    assert (fields["subtotal"], fields["tax_amount"], fields["total_amount"]) == (
+        Decimal("3999.14"),
+        Decimal("310.58"),
+        Decimal("4309.72"),
+    )
+
+
+@pytest.mark.parametrize(
+    "net_label, tax_label",
+    [
+        ("Net amount", "VAT 23%"),
+        ("Base imp.", "Cuota IVA 21%"),
+        ("Montant HT", "Montant TVA 20 %"),
+        ("不含税金额", "税额 13%"),
+        # a net amount under a name no lexicon holds: one amount, the sum of the rows above
+        ("Sous-total marchandises", "TVA 20 %"),
+    ],
+)
+def test_the_totals_block_under_a_table_is_no_line_item(net_label, tax_label):
+    doc = text_page(
+        "200: 40 Description | 250 Qty | 350 Unit price | 450 Amount",
+        "215: 40 Office chair | 250 2 | 350 134.90 | 450 269.80",
+        "230: 40 Copper cable | 250 5 | 350 3.99 | 450 19.95",
+        f"250: 40 {net_label} | 450 289.75",
+        f"265: 40 {tax_label} | 450 57.95",
+        "280: 40 Total | 450 347.70",
+    )
+    result = extract_rules(doc)
+    assert [item["description"] for item in result.line_items] == ["Office chair", "Copper cable"]
+    assert result.fields["subtotal"] == Decimal("289.75")
+
+
+def test_a_quantity_printed_into_the_description_column_leaves_the_description():
+    """Right-aligned quantities reach left of their header into the description column."""
+    doc = text_page(
+        "200: 40 Désignation | 250 Qté | 350 Prix unitaire | 450 Montant",
+        "215: 40 Création de logo 1 unité | 350 705,99 | 450 705,99",
+        "230: 40 Prestation de conseil 8 | 350 153,70 | 450 1.229,60",
+    )
+    items = extract_rules(doc).line_items
+    assert [(item["description"], item["quantity"]) for item in items] == [
+        ("Création de logo", Decimal(1)),
+        ("Prestation de conseil", Decimal(8)),
+    ]
+    assert items[0]["unit"] == "unité"
+
+
 def test_charges_after_the_subtotal_of_a_table_are_no_line_items():
     doc = text_page(
         "200: 40 货物或应税劳务、服务名称 | 250 数量 | 300 单位 | 350 单价 | 450 金额",
