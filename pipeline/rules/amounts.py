@@ -14,9 +14,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from pipeline.rules.layout import LabelHit, TextLine, below_lines, overlaps_box, reading_order, region_end
+from pipeline.rules.lines import is_table_header
 from pipeline.schema import AMOUNT_FIELDS
 from pipeline.values.money import agree, cash_rounded, cents, same_amount
 from pipeline.values.parsers import AmountMatch
+
+# A receipt's tax summary below its totals ("GST SUMMARY / TAX CODE % AMOUNT TAX / SR 6 144.68
+# 8.68 / TOTAL: 144.68 8.68"): its "TOTAL" row sums the net amounts and the tax, not the document.
+_TAX_SUMMARY_RE = re.compile(r"(?<![a-z])(?:gst|tax|vat)\s*summary", re.I)
 
 
 @dataclass
@@ -33,22 +38,30 @@ def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
     """Amount candidates per field: amounts right of an amount label, else just below it."""
     kinds = set(AMOUNT_FIELDS) | {"rounding"}
     cands: dict[str, list[Cand]] = {k: [] for k in kinds}
+    in_tax_summary = False
+    point_dropped = _prints_cents(lines)
     for line in lines:
+        if is_table_header(line):
+            continue  # "Discount  Line Total" name the columns of the rows below, not their sums
+        in_tax_summary = in_tax_summary or bool(_TAX_SUMMARY_RE.search(line.text))
         for label in line.labels:
             if label.kind not in kinds:
                 continue
+            summary_total = in_tax_summary and label.kind == "total_amount"
             end = region_end(line, label)
             right = [a for a in line.amounts if a.start >= label.end and a.end <= end]
             if right:
-                for rank, amount in enumerate(reversed(right)):
+                for rank, amount in enumerate([] if summary_total else reversed(right)):
                     score = label.weight * (1.0 if rank == 0 else 0.5) + _amount_quality(amount)
                     cands[label.kind].append(Cand(amount.value, score, line, reading_order(line)))
+                    if point_dropped and line.ocr and _lost_point(line, amount):
+                        cands[label.kind].append(Cand(amount.value / 100, score - 0.2, line, reading_order(line)))
                 if label.kind == "total_amount":
                     for kind, amount in _net_and_tax(right).items():
                         score = label.weight * 0.5 + _amount_quality(amount)
                         cands[kind].append(Cand(amount.value, score, line, reading_order(line)))
                 continue
-            if _other_text_right(line, label, end):
+            if summary_total or _other_text_right(line, label, end):
                 continue
             for below in below_lines(lines, line, label.bbox):
                 hits = [a for a in below.amounts if overlaps_box(below, a.start, a.end, label.bbox, 15)]
@@ -59,6 +72,18 @@ def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
                     )
                     break
     return cands
+
+
+def _prints_cents(lines: list[TextLine]) -> bool:
+    """Whether the document prints amounts with cents: three or more of them (a receipt's "Subtotal
+    600" beside "Payment: 6.00" then lost its point; an invoice in yen prints none)."""
+    return sum(a.decimals for line in lines for a in line.amounts) >= 3
+
+
+def _lost_point(line: TextLine, amount: AmountMatch) -> bool:
+    """Whether OCR may have lost the decimal point of ``amount`` ("Subtotal 600" for 6.00 on a
+    receipt that prints cents everywhere else): three or more bare digits, no separator."""
+    return not amount.decimals and bool(re.fullmatch(r"\d{3,}", line.text[amount.start : amount.end].strip()))
 
 
 def _net_and_tax(right: list[AmountMatch]) -> dict[str, AmountMatch]:
@@ -152,7 +177,8 @@ def _settled_total(best: dict[str, Cand], top: dict[str, list[Cand]]) -> None:
     if total is None or paid is None or not agree(total.value, Decimal(0)):
         return
     best["balance_amount"] = total
-    best["total_amount"] = Cand(paid.value, paid.score, paid.line, paid.order)
+    # what was paid, printed as a deduction or not ("Cobrado -118.914,86")
+    best["total_amount"] = Cand(abs(paid.value), paid.score, paid.line, paid.order)
 
 
 def _arithmetic_bonus(chosen: dict[str, Cand | None]) -> float:

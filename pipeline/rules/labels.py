@@ -34,7 +34,11 @@ LABELS: list[tuple[str, float, str]] = [
         rf"|total{S}a{S}pagar|total{S}factura|价税合计|合\s*计|总\s*计|總\s*計|应付金额|รวมทั้งสิ้น|ยอดรวมสุทธิ"
         rf"|จำนวนเงินรวม|ยอดสุทธิ|jumlah{S}besar|total{S}after{S}adj\w*(?:{S}[il]ncl\w*{S}gst)?"
         rf"|gesamt{S}brutto|(?<![a-z])zu{S}zahlen|net{S}ttc|montant{S}[àa]{S}payer|totale{S}(?:documento|fattura|da{S}pagare)"
-        rf"|netto{S}a{S}pagare|(?<![a-z])da{S}pagare|ยอดที่ต้องชำระ)",
+        rf"|netto{S}a{S}pagare|(?<![a-z])da{S}pagare|ยอดที่ต้องชำระ"
+        # a credit note's total: what is credited
+        rf"|total{S}credit(?:ed)?|credit{S}(?:note{S})?total|gutschriftsbetrag|gutschriftssumme|erstattungsbetrag"
+        rf"|total{S}(?:de{S}l'|de{S}l{S})?avoir|montant{S}(?:de{S}l'|de{S}l{S})?avoir|creditbedrag|totaal{S}credit"
+        rf"|total{S}abono|importe{S}(?:del{S})?abono|totale{S}nota{S}di{S}credito)",
     ),
     (
         "total_amount",
@@ -81,7 +85,7 @@ LABELS: list[tuple[str, float, str]] = [
         2.0,
         rf"(?<![a-z])(?:sales{S})?tax(?:es)?(?![a-z])|(?<![a-z])vat(?![a-z])|(?<![a-z])gst(?![a-z])"
         rf"|mwst\.?|(?<![a-z])ust\.?(?![a-z])|umsatzsteuer(?:betrag)?|steuerbetrag|mehrwertsteuer"
-        rf"|(?<![a-z])tva(?![a-z])|(?<![a-z])btw(?![a-z])|(?<![a-z])iva(?![a-z])|税\s*额|税\s*金"
+        rf"|(?<![a-z])tva(?![a-z])|(?<![a-z])btw(?![a-z])|(?<![a-z])iva(?![a-z])|税\s*额(?:合计)?|税\s*金"
         rf"|ภาษีมูลค่าเพิ่ม|total{S}(?:gst|vat|tax(?:es)?|tva|mwst)|tax{S}amount|montant{S}tva|btw{S}bedrag"
         rf"|cuota{S}iva|vat{S}amount|gst{S}amount|total{S}iva|imposta|增值税(?!专用|普通|电子|发票)",
     ),

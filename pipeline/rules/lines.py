@@ -165,14 +165,15 @@ def _row_at(line: TextLine, nxt: TextLine | None, header: TextLine, rows: list) 
     if (
         not right
         and line.amounts
-        and _letters(line) >= 2
+        and _names_item(line)
         and nxt is not None
         and nxt.page == line.page
         and _right_amounts(nxt, header)
         and nxt.bbox[1] - line.bbox[3] < 1.5 * line.height
+        and not (_STOP_RE.search(nxt.text[:40]) or _TOTALS_BLOCK_RE.search(nxt.text))  # "Total Qty. : 1 26.00"
     ):
         return [line, nxt]
-    if right and _letters(line) >= 2:
+    if right and _names_item(line):
         return [line]
     if right and rows and len(rows[-1]) == 1 and not _row_has_total(rows[-1][0], header):
         rows[-1].append(line)  # the amount printed on the line below the description
@@ -221,10 +222,18 @@ def _letters(line: TextLine) -> int:
     return len(re.sub(r"[\W\d_]", "", line.text))
 
 
+def _names_item(line: TextLine) -> bool:
+    """Whether a line can open a row: it has words, or starts with an article number (a GTIN,
+    "9557546631393 5 2.08 0.00 10.38", its description on the line below)."""
+    return _letters(line) >= 2 or bool(_GTIN_RE.match(line.text))
+
+
 def _row_has_total(line: TextLine, header: TextLine) -> bool:
     """Whether a row line has an amount at the right edge of the table."""
     return any(line.span_bbox(a.start, a.end)[2] > header.bbox[2] - 15 for a in line.amounts if a.decimals)
 
+
+_GTIN_RE = re.compile(r"^\s*(\d{8,14})(?!\S)")
 
 ITEM_KEYS = ("description", "line_no", "sku", "quantity", "unit", "unit_price", "discount", "tax", "line_total")
 
@@ -243,7 +252,10 @@ def _parse_row(row: list[TextLine], cols: dict[str, tuple], header: TextLine) ->
         item["tax"] = Decimal(rate.group(1).replace(",", "."))
     limit = _description_limit(row[0], numbers, cols)
     desc = " ".join(_left_text(line, limit) for line in row)
+    gtin = _GTIN_RE.match(desc)
     desc = re.sub(r"(?<!\S)\d{8,14}(?!\S)", " ", desc)  # GTIN / EAN codes printed in the article column
+    if gtin and not desc.strip():
+        desc = gtin.group(1)  # the code is all the row names
     desc = re.sub(r"^\s*\d{1,3}\s+(?=\S)", "", desc)  # position number
     desc = _drop_leading_quantity(desc, item["quantity"], cols)
     item["sku"], desc = _split_sku(desc)

@@ -1036,6 +1036,114 @@ def test_a_quantity_printed_into_the_description_column_leaves_the_description()
     assert items[0]["unit"] == "unité"
 
 
+@pytest.mark.parametrize("label", ["Gutschriftsbetrag", "Total credit", "Montant de l'avoir"])
+def test_a_credit_notes_total_is_what_it_credits(label):
+    doc = text_page(
+        "100: 40 Gutschrift | 300 Gutschriftsnummer: GS/2017/09/3513",
+        "200: 40 Pos. Bezeichnung | 250 Menge | 350 Preis | 450 Betrag",
+        "215: 40 5 Bürostuhl ergonomisch | 250 1 | 350 229,99 | 450 -229,99",
+        "230: 40 6 Kopierpapier A4 | 250 2 | 350 30,60 | 450 -61,20",
+        "250: 40 Gesamt netto | 450 -291,19 €",
+        "265: 40 Umsatzsteuer 19 % | 450 -55,33 €",
+        f"280: 40 {label} | 450 -346,52 €",
+    )
+    fields = extract_rules(doc).fields
+    assert (fields["subtotal"], fields["tax_amount"], fields["total_amount"]) == (
+        Decimal("291.19"),
+        Decimal("55.33"),
+        Decimal("346.52"),
+    )
+
+
+def test_the_labels_of_a_table_header_name_its_columns_not_amounts():
+    """ "Discount" and "Line Total" head the columns of the rows below, whose amounts are no
+    discount or total of the document."""
+    doc = text_page(
+        "200: 40 No. Item | 200 Quantity | 260 Rate | 320 Discount | 400 Line Total",
+        "215: 40 1 Copper cable 2.5mm2 | 200 6 | 260 2.00 | 320 50% | 400 6.00",
+        "230: 40 2 Toner cartridge black | 200 1 | 260 118.90 | 320 10% | 400 107.01",
+        "250: 40 Net total | 400 CHF 113.01",
+        "265: 40 VAT (8.1%) | 400 CHF 9.15",
+        "280: 40 Total credit | 400 CHF 122.16",
+    )
+    fields = extract_rules(doc).fields
+    assert fields["total_amount"] == Decimal("122.16")
+    assert "discount" not in fields
+
+
+@pytest.mark.parametrize("summary_total", ["TOTAL | 300 6.60 | 400 0.40", "TAX TOTAL: | 400 0.40"])
+def test_the_total_row_of_a_receipts_tax_summary_is_no_total(summary_total):
+    """The receipt's own TOTAL line lost its amount to OCR ("TAL"); the tax summary's TOTAL row
+    below sums the net amounts and the tax, so the total is the receipt's largest amount (``_fallback_total``)."""
+    doc = ocr_page(
+        "600: 40 SUB-TOTAL | 400 6.60",
+        "615: 40 GST | 400 0.40",
+        "630: 40 ROUNDING | 400 0.00",
+        "645: 40 TAL",
+        "660: 40 CASH | 400 7.00",
+        "675: 40 GST SUMMARY",
+        "690: 40 CODE | 300 AMOUNT | 400 TAX/AMT",
+        "705: 40 SR | 300 6.60 | 400 0.40",
+        f"720: 40 {summary_total}",
+    )
+    assert extract_rules(doc).fields["total_amount"] == Decimal("7.00")
+
+
+def test_a_chinese_tax_per_rate_line_is_no_total():
+    """ "税额合计 13%" is the tax at one rate, though 合计 alone labels a total."""
+    doc = text_page(
+        "300: 40 小计 | 450 7984.97",
+        "315: 40 折扣 5% | 450 -399.25",
+        "330: 40 金额合计 | 450 7585.72",
+        "345: 40 税额合计 13% | 450 986.14",
+        "360: 40 合计金额 CNY | 450 8571.86",
+    )
+    fields = extract_rules(doc).fields
+    assert (fields["tax_amount"], fields["total_amount"]) == (Decimal("986.14"), Decimal("8571.86"))
+
+
+def test_a_paid_invoice_whose_payment_is_printed_as_a_deduction_totals_what_was_paid():
+    doc = text_page(
+        "300: 40 Base imponible | 450 98.276,74",
+        "315: 40 IVA 21% | 450 20.638,12",
+        "345: 40 Cobrado | 450 -118.914,86",
+        "360: 40 Total a pagar EUR | 450 0,00",
+    )
+    assert extract_rules(doc).fields["total_amount"] == Decimal("118914.86")
+
+
+def test_a_receipt_amount_whose_decimal_point_ocr_lost_reads_with_cents():
+    """ "Subtotal 600" on a receipt that prints "Payment: 6.00": the point was lost, not 594.00."""
+    doc = ocr_page(
+        "600: 40 3.00 X 2.00 | 400 6.00 SR",
+        "615: 40 Subtotal | 400 600",
+        "630: 40 TotalIn of GST | 400 600",
+        "645: 40 Payment: | 400 6.00",
+        "660: 40 Change Due | 400 0.00",
+    )
+    fields = extract_rules(doc).fields
+    assert (fields["subtotal"], fields["total_amount"]) == (Decimal("6.00"), Decimal("6.00"))
+
+
+def test_a_row_named_by_its_article_number_is_a_line_item_and_the_totals_are_not():
+    """A till receipt's row starts with a GTIN, its description on the line below; "Total Qty."
+    under a description line is no second line of a row."""
+    doc = ocr_page(
+        "200: 40 ITEM | 250 QTY | 300 U/P | 350 DISC% | 400 AMOUNT (RM)",
+        "215: 40 TP-24 | 250 5 | 300 1.32 | 350 0.00 | 400 6.60*",
+        "230: 40 - DOUBLE SIDED TISSUE TAPE 18MM",
+        "245: 40 9557546631393 | 250 5 | 300 2.08 | 350 0.00 | 400 10.38*",
+        "260: 40 - LION FILE 220*307 LAMINATING FILM",
+        "275: 40 Total Qty. : | 250 10 | 400 16.98",
+        "290: 40 SUB-TOTAL (EX) | 400 16.98",
+    )
+    items = extract_rules(doc).line_items
+    assert [(item["description"], item["line_total"]) for item in items] == [
+        ("TP-24", Decimal("6.60")),
+        ("9557546631393", Decimal("10.38")),
+    ]
+
+
 def test_charges_after_the_subtotal_of_a_table_are_no_line_items():
     doc = text_page(
         "200: 40 货物或应税劳务、服务名称 | 250 数量 | 300 单位 | 350 单价 | 450 金额",
