@@ -56,7 +56,7 @@ from pipeline.rules.labels import (
     URL_RE,
     VAT_RE,
 )
-from pipeline.rules.layout import TextLine, annotate, build_lines, split_cells
+from pipeline.rules.layout import TextLine, annotate, build_lines, section_starts, split_cells
 from pipeline.rules.parties import NAME_LABEL_RE, customer_zone, vendor_candidates
 from pipeline.values.money import agree, cash_rounded, cents, is_amount, rounds_to, same_amount, to_amount
 from pipeline.values.parsers import detect_currency, find_dates, guess_dayfirst
@@ -160,6 +160,7 @@ _NAME = (
     "wraps_below",  # the next line, printed alike, may continue it
     "starts_open",  # starts with "&", "and": the tail of a name
     "wraps_above",  # the line above, printed alike, may be its start
+    "tail",  # what is printed before it, on its line or the line above it wraps, ends open: a name's tail
     "slogan",  # thank you, welcome, please visit...
     "contains_rules",  # holds the rules' name and more
     "inside_rules",  # a part of the rules' name
@@ -174,6 +175,7 @@ _NAME = (
     "title",
     "label_words",  # holds a label of the lexicon ("Rechnungsadresse", "Bill to", "Invoice no")
     "customer_zone",
+    "after_customer_label",  # right of a customer label on its own line ("... Facturar a: Alvarado y Bolaños S.A.")
     "rank_by_rules",
 )
 _CURRENCY = ("detected", "code_printed", "symbol_printed")
@@ -603,6 +605,7 @@ def _name_candidates(ctx: _Context) -> list[Candidate]:
     if not ctx.lines:
         return []
     zone = customer_zone(ctx.lines)
+    customer_labels = {(line.page, line.index): label.end for line, label in section_starts(ctx.lines, "customer")}
     out: list[Candidate] = []
     seen: dict[str, Candidate] = {}
 
@@ -657,6 +660,10 @@ def _name_candidates(ctx: _Context) -> list[Candidate]:
         f["title"] = float(bool(TITLE_RE.search(text) or _CJK_THAI_TITLE_RE.search(text)))
         f["label_words"] = float(any(rx.search(text) for _, _, rx in LABEL_RES))
         f["customer_zone"] = float(line is not None and any((line.page, line.index, b) in zone for b in range(0, 40)))
+        label_end = customer_labels.get((line.page, line.index)) if line is not None else None
+        f["after_customer_label"] = float(
+            label_end is not None and line.text.casefold().find(text.casefold(), label_end) >= label_end
+        )
         f["repeats"] = float(sum(text.casefold() in ln.text.casefold() for ln in ctx.lines))
         for kind in _NAME_KINDS:
             f.setdefault(f"kind_{kind}", 0.0)
@@ -664,6 +671,7 @@ def _name_candidates(ctx: _Context) -> list[Candidate]:
         f["starts_open"] = float(bool(_OPEN_START_RE.search(text)))
         above = _previous_line(ctx, line) if line is not None else None
         f["wraps_above"] = float(above is not None and _wraps(above, line) and _same_style(above, line))
+        f["tail"] = float(_is_tail(line, text, above if f["wraps_above"] else None))
         f["slogan"] = float(bool(_SLOGAN_RE.search(text)))
         below = _next_line(ctx, line) if line is not None else None
         wraps = below is not None and _wraps(line, below) and _same_style(line, below)
@@ -671,6 +679,22 @@ def _name_candidates(ctx: _Context) -> list[Candidate]:
         f["contains_rules"] = float(_contains(text, ctx.proposals.get("rules", {}).get("vendor_name")))
         f["inside_rules"] = float(_contains(ctx.proposals.get("rules", {}).get("vendor_name"), text))
     return out
+
+
+def _is_tail(line: TextLine | None, text: str, above: TextLine | None) -> bool:
+    """Whether name candidate ``text`` continues a name begun before it: the words before it on
+    ``line`` end open ("DE SMET, | DE MUYNCK EN YILMAZ BV"), or it starts ``line`` and ``above``
+    (the line above, which it may wrap from) ends open ("Supermercados Castrillo &" / "Asociados
+    S.Com.")."""
+    if line is None:
+        return False
+    start = line.text.casefold().find(text.casefold())
+    if start < 0:
+        return False
+    before = line.text[:start].strip()
+    if before:
+        return bool(_OPEN_END_RE.search(before))
+    return above is not None and bool(_OPEN_END_RE.search(above.text))
 
 
 def _previous_line(ctx: _Context, line: TextLine) -> TextLine | None:

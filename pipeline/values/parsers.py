@@ -59,7 +59,7 @@ WORD_CURRENCIES = [
     (r"\bringgit\b", "MYR"),
     (r"\brupees?\b", "INR"),
     (r"人民币", "CNY"),
-    (r"\bFr\.(?=\s?\d)", "CHF"),
+    (r"\bFr\.(?=\s?\d)|(?<=\d)\s?Fr\.(?![A-Za-z])", "CHF"),  # "Fr. 6'124.82", "10'674.06 Fr."
 ]
 _ISO_RE = re.compile(r"(?<![A-Za-z])(" + "|".join(ISO_CODES) + r")(?![A-Za-z])")
 _CURRENCY_TOKEN = r"(?:US\$|S\$|A\$|C\$|HK\$|NZ\$|[€£₹₩฿₱₫₺₽¥$]|zł|RM|Rs\.?|Rp\.?|" + "|".join(ISO_CODES) + r")"

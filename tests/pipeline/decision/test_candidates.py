@@ -237,3 +237,27 @@ def test_an_amount_before_tax_and_cash_split_from_its_words_are_marked():
     total, cash, net = (by_value(totals, Decimal(v)) for v in ("283.15", "300.00", "73.87"))
     assert total.features["tender_split"] == 1 and cash.features["tender_split"] == 0
     assert net.features["kw_excl"] == 1 and total.features["kw_excl"] == 0
+
+
+def test_a_name_right_of_a_customer_label_on_its_line_is_marked_as_after_it():
+    """Two columns on one line: the vendor left, "Facturar a: <customer>" right."""
+    found = vendor_names(
+        "40: 40 Marcos Bermudez Portero S.Com. | 300 Facturar a: | 360 Alvarado y Bolaños S.A.",
+        "60: 40 Camino de Zacarías Jimenez 43 | 300 Plaza de Ruperto Ropero 337",
+        "400: 300 Total | 480 1.724,98",
+    )
+    assert by_value(found, "Alvarado y Bolaños S.A.").features["after_customer_label"] == 1
+    assert by_value(found, "Marcos Bermudez Portero S.Com.").features["after_customer_label"] == 0
+
+
+def test_the_tail_of_a_name_wrapped_or_set_apart_is_marked_as_a_tail():
+    wrapped = vendor_names(
+        "40: 40 Supermercados Castrillo &",
+        "52: 40 Asociados S.Com.",
+        "80: 40 Alameda de Hermenegildo Aranda 69",
+    )
+    assert by_value(wrapped, "Asociados S.Com.").features["tail"] == 1
+    assert by_value(wrapped, "Supermercados Castrillo & Asociados S.Com.").features["tail"] == 0
+    apart = vendor_names("53: 49 DE SMET, | 95 DE MUYNCK EN YILMAZ BV", "64: 48 Annahof 229")
+    assert by_value(apart, "DE MUYNCK EN YILMAZ BV").features["tail"] == 1
+    assert by_value(apart, "DE SMET, DE MUYNCK EN YILMAZ BV").features["tail"] == 0

@@ -105,3 +105,39 @@ def test_a_combining_mark_drawn_above_its_letter_stays_in_the_word():
     words = text_layer_words(MarkedTextPage(), height=200)
     assert [w[0] for w in words] == ["ทั้ง", "9"]  # was "ท", "ั้", "ง": every Thai label missed
     assert words[0][1] == (10, 90, 22, 100)  # the box of the letters, the marks inside it
+
+
+def test_a_title_printed_large_beside_an_address_block_does_not_chain_its_lines():
+    """Line extents are the median of their words': the union would grow with "Rechnung" (55 to
+    73) and take the street line below the name into the name's line."""
+    from pipeline.reading.text import group_lines
+
+    words = [
+        ("Bloch", (60.7, 53.4, 96.7, 63.0), None),
+        ("OHG", (102.6, 53.6, 132.0, 63.0), None),
+        ("mbH", (138.2, 53.4, 168.0, 63.0), None),
+        ("Rechnung", (341.0, 55.0, 442.0, 73.0), None),
+        ("Henni-Bolzmann-Ring", (60.3, 68.8, 146.2, 76.7), None),
+        ("7-6", (150.2, 69.0, 162.2, 75.2), None),
+    ]
+    assert [line.text for line in group_lines(words)] == ["Bloch OHG mbH Rechnung", "Henni-Bolzmann-Ring 7-6"]
+
+
+def test_the_columns_of_a_header_block_stay_on_their_own_lines():
+    """OCR segments of a four-column header, each column's rows a little apart from the next's."""
+    from pipeline.reading.text import group_lines
+
+    segments = [
+        ("Customer:", (164, 318, 299, 353), 0.9),
+        ("Invoice No.", (630, 324, 756, 359), 0.9),
+        ("Invoice Date", (857, 330, 996, 363), 0.9),
+        ("Hyde PLC", (1098, 332, 1240, 375), 0.9),
+        ("Taylor Inc", (164, 351, 317, 388), 0.9),
+        ("0024809", (630, 353, 756, 393), 0.9),
+        ("14/04/2020", (857, 361, 1016, 395), 0.9),
+        ("364 Louise Loaf", (1097, 367, 1285, 406), 0.9),
+    ]
+    assert [line.text for line in group_lines(segments)] == [
+        "Customer: Invoice No. Invoice Date Hyde PLC",
+        "Taylor Inc 0024809 14/04/2020 364 Louise Loaf",
+    ]

@@ -75,6 +75,7 @@ def test_parsers():
     assert detect_currency("Total RM 30.90") == "MYR"
     assert detect_currency("Total EUR 34,73") == "EUR"
     assert detect_currency("Total 100EUR") == "EUR"
+    assert detect_currency("Rechnungsbetrag 10'674.06 Fr.") == "CHF"  # the Swiss franc after the amount
     # a tax id ending in a code's letters names no currency
     assert detect_currency("纳税人识别号: 91045921MARA068DKK\n合计金额 ¥694172.96") == "CNY"
     assert detect_currency("4-17-9 Shinjuku, Tokyo 182-0454\nInvoice Total ¥614,856") == "JPY"
