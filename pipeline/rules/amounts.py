@@ -212,8 +212,8 @@ def _tax_by_rate_sum(taxes: list[Cand]) -> list[Cand]:
     """The sum of a tax printed per rate on lines of its own ("Cuota IVA @21% 70,81", "Cuota
     IVA @10% 6,00"): the document's tax (EN 16931 BT-110 is the sum of the VAT breakdown's
     BT-117), offered beside each line's amount for the arithmetic to confirm. Every run of two
-    or more lines in reading order is offered, as a line item with a rate column ("Stk. 19 %
-    3,99") can read as a tax line just above the breakdown."""
+    or more lines in reading order is offered, as a line item that names the tax ("Pfand inkl.
+    MwSt. 3,99") can read as a tax line just above the breakdown."""
     by_line: dict[int, Cand] = {}
     for cand in taxes:
         key = id(cand.line)

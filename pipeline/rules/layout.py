@@ -114,9 +114,12 @@ def annotate(lines: list[TextLine], dayfirst: bool, loose_dates: bool) -> None:
     for line in lines:
         line.labels = find_labels(line.text, line)
         line.dates = find_dates(line.text, dayfirst, loose=loose_dates)
-        line.amounts = [
-            a for a in find_amounts(line.text) if not any(a.start < d.end and d.start < a.end for d in line.dates)
-        ]
+        line.amounts = _outside_dates(find_amounts(line.text), line)
+
+
+def _outside_dates(amounts: list, line: TextLine) -> list:
+    """The ``amounts`` of ``line`` that are no part of one of its dates."""
+    return [a for a in amounts if not any(a.start < d.end and d.start < a.end for d in line.dates)]
 
 
 def cell_amounts(line: TextLine) -> list:
@@ -132,7 +135,7 @@ def cell_amounts(line: TextLine) -> list:
     for start, end in zip([0, *cuts], [*cuts, len(line.text)], strict=True):
         for amount in find_amounts(line.text[start:end]):
             found.append(replace(amount, start=amount.start + start, end=amount.end + start))
-    return [a for a in found if not any(a.start < d.end and d.start < a.end for d in line.dates)]
+    return _outside_dates(found, line)
 
 
 def region_end(line: TextLine, label: LabelHit) -> int:

@@ -977,13 +977,13 @@ def test_a_tax_printed_per_rate_sums_to_the_document_tax():
     )
 
 
-def test_a_tax_per_rate_sums_without_a_line_item_whose_rate_column_reads_as_a_tax():
-    """A line item with a rate column ("Stk. 19 % 3,99") reads as a tax line just above the
-    VAT breakdown; the breakdown's own lines still sum to the document's tax."""
+def test_a_tax_per_rate_sums_without_a_line_item_that_reads_as_a_tax_line():
+    """A line item whose description names the tax ("Pfand inkl. MwSt. 3,99") reads as a tax
+    line just above the VAT breakdown; the breakdown's own lines still sum to the document's tax."""
     doc = text_page(
-        "200: 40 Beschreibung | 250 Menge | 300 MwSt. | 350 Preis | 450 Betrag",
-        "215: 40 Trennblätter A4 | 250 64 Stk. | 300 19 % | 350 0,06 | 450 3,99",
-        "230: 40 Beratung | 250 10 | 300 7 % | 350 399,51 | 450 3.995,15",
+        "200: 40 Beschreibung | 250 Menge | 350 Preis | 450 Betrag",
+        "215: 40 Kopierpapier, Pfand inkl. MwSt. | 250 1 | 350 3,99 | 450 3,99",
+        "230: 40 Beratung | 250 10 | 350 399,515 | 450 3.995,15",
         "260: 40 Nettobetrag | 450 3.999,14",
         "275: 40 Umsatzsteuer 19 % | 450 48,52",
         "290: 40 Umsatzsteuer 7 % | 450 262,06",
