@@ -199,7 +199,9 @@ _LEGAL_RE = re.compile(rf"{COMPANY_RE.pattern}|(?<![\w/])S/B(?![\w/])", re.I)
 _LEGAL_END_RE = re.compile(rf"(?:{_LEGAL_RE.pattern})\W*$", re.I)
 _OPEN_END_RE = re.compile(r"(?:[&,\-/(]|\b(?:and|und|et|en|y|e|of|de|du|der|the))\s*$", re.I)
 _OPEN_START_RE = re.compile(r"^\W*(?:&|and\b|und\b|et\b|en\b|of\b)", re.I)
-_SLOGAN_RE = re.compile(r"thank|welcome|visit|please|shopping|terima\s*kasih|selamat|danke|merci|bedankt", re.I)
+_SLOGAN_RE = re.compile(
+    r"thank|welcome|visit|please|shopping|terima\s*kasih|selamat|danke|merci|bedankt|诚信|品质|欢迎|谢谢|感谢", re.I
+)
 _OTHER_ID_NEAR_RE = re.compile(
     r"(?<![a-z])(?:tel|phone|fax|hp|gst|vat|tax|reg|co|roc|ssm|order|po|customer|cust|account|a/c|iban|ref)\b\W*"
     r"(?:no|nr|id|#)?\W*$",
@@ -642,7 +644,9 @@ def _name_candidates(ctx: _Context) -> list[Candidate]:
     for line in first[: 3 * TOP_LINES]:
         for match in _LEGAL_RE.finditer(line.text):
             words = line.text[: match.end()].split()
-            for k in range(2, min(8, len(words)) + 1):
+            # a CJK name is one word with its legal form glued on ("巨奥信息有限公司")
+            glued = len(words[-1]) > len(match.group(0)) if words else False
+            for k in range(1 if glued else 2, min(8, len(words)) + 1):
                 add(" ".join(words[-k:]), line, "legal")
     for cand in out:
         text, f = str(cand.value), cand.features

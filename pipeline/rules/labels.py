@@ -224,7 +224,7 @@ LABELS: list[tuple[str, float, str]] = [
         rf"|buyer|k[äa]ufer(?:{S}/{S}leistungsempf[äa]nger)?|rechnungsempf[äa]nger|leistungsempf[äa]nger"
         rf"|factuuradres|gefactureerd(?:{S}aan)?|factuur{S}aan|adresse{S}de{S}facturation|facturé{S}[àa]"
         rf"|destinataire|facturar{S}a|cliente"
-        rf"|购买方|购货单位|客\s*户|ลูกค้า|ผู้ซื้อ|billing{S}address|guest{S}name"
+        rf"|购买方|购货单位|^购\s+名\s*称|客\s*户|ลูกค้า|ผู้ซื้อ|billing{S}address|guest{S}name"
         rf"|rechnungs{S}?(?:adresse|anschrift)|liefer{S}?(?:adresse|anschrift)|ship(?:ped)?{S}to|deliver{S}to"
         rf"|intestatario|destinatario|spett(?:\.|abi)le|facturado{S}a|datos{S}del{S}cliente|(?<![a-z])aan{S}?:"
         rf"|(?<![a-z])kunde(?![a-zn])",
@@ -233,7 +233,7 @@ LABELS: list[tuple[str, float, str]] = [
         "vendor",
         3.0,
         rf"(?<![a-z])seller|(?<![a-z])vendor|supplier|sold{S}by|verk[äa]ufer|rechnungsersteller|leverancier"
-        rf"|vendeur|fournisseur|emisor|proveedor|销售方|销货单位|卖\s*方|ผู้ขาย|service{S}provider",
+        rf"|vendeur|fournisseur|emisor|proveedor|销售方|销货单位|^销\s+名\s*称|卖\s*方|ผู้ขาย|service{S}provider",
     ),
 ]
 
@@ -270,7 +270,9 @@ COMPANY_RE = re.compile(
         r"BHD\.?|B\.?\s?V\.?|N\.?\s?V\.?|S\.?\s?A\.?|SARL|S\.?A\.?S\.?|SAS|SRL|S\.?L\.?|S\.?p\.?A\.?|"
         r"Pty\.?|Pvt\.?|Pte\.?|a\.\s?G\.|(?-i:e\.\s?G\.|eG)|GbR|KGaA|Oy|AB|A/S|ApS|VOF|Ltda\.?|"
         r"S\.\s?Com\.?|S\.\s?Coop\.?|S\.?\s?r\.?\s?l\.?|s\.\s?r\.\s?o\.|Sp\.\s?z\s?o\.\s?o\.|"
-        r"有限公司|บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?"
+        r"บริษัท|จำกัด)(?![\w])|S[DO]N\.?\s*[BR8][HR][DZO]\.?"
+        # CJK legal forms stand between CJK characters, which are word characters: no \b
+        r"|(?:股份)?有限(?:责任)?公司"
     ),
     re.I,
 )

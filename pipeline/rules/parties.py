@@ -49,7 +49,8 @@ _GLUED_TITLE_RE = re.compile(r"(?<![a-z])[a-z]*(?:invoice|receipt)(?![a-z])", re
 
 
 # A row label before a party's name ("Name: Lieferant GmbH", "Firma: ..."): no part of the name.
-NAME_LABEL_RE = re.compile(r"^\s*(?:name|firma|company|nom|naam)\s*:\s*", re.I)
+# "名 称:" with the first character of a fapiao's vertical party label before it (购买方 / 销售方)
+NAME_LABEL_RE = re.compile(r"^\s*(?:name|firma|company|nom|naam|(?:[购销]\s*)?(?:名\s*)?称)\s*[:：]\s*", re.I)
 
 
 def _clean_name(text: str) -> str:
@@ -217,6 +218,9 @@ def _lead_offset(line: TextLine, start: int, raw: str, name: str) -> float:
     return line.span_bbox(start + max(pos, 0), start + max(pos, 0) + 1)[0] - line.span_bbox(start, start + 1)[0]
 
 
+_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+
+
 def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
     """(name, bonus, address) from a cell; a DIN sender line "Name - Street - City" gives its
     first part as the name and the parts up to the postcode as the address."""
@@ -233,6 +237,10 @@ def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
     if sold:
         return _clean_name(sold.group(1)), 1.5, None
     company = COMPANY_RE.search(raw)
+    if company and _CJK_RE.match(company.group(0)):
+        # a Chinese name is one run of characters, its legal form glued on: a slogan or a label
+        # before it is another word ("诚信经营 品质保证 巨奥信息有限公司", "销 名 称: 飞利信网络有限公司")
+        return _clean_name(raw[: company.end()].split()[-1]), 0.0, None
     if company and len(raw) > 60:
         head = raw[: company.end()]
         head = re.split(r"[:;]|\s[-–]\s|\b(?:by|von|par|door)\b", head)[-1]

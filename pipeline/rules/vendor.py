@@ -97,7 +97,7 @@ def wrapped_name(lines: list[TextLine], line: TextLine, name: str) -> str:
     closing bracket part, or is little more than a legal form."""
     head = COMPANY_RE.sub("", name)
     unbalanced = head.count(")") > head.count("(")
-    if not unbalanced and len(re.findall(r"[A-Za-z]{3,}", head)) >= 1:
+    if not unbalanced and re.search(r"[A-Za-z]{3}|[\u4e00-\u9fff]{2}", head):
         return name
     parts, last = [name], line
     for other in reversed([ln for ln in lines if ln.page == line.page and ln.bbox[1] < line.bbox[1]]):

@@ -261,3 +261,16 @@ def test_the_tail_of_a_name_wrapped_or_set_apart_is_marked_as_a_tail():
     apart = vendor_names("53: 49 DE SMET, | 95 DE MUYNCK EN YILMAZ BV", "64: 48 Annahof 229")
     assert by_value(apart, "DE MUYNCK EN YILMAZ BV").features["tail"] == 1
     assert by_value(apart, "DE SMET, DE MUYNCK EN YILMAZ BV").features["tail"] == 0
+
+
+def test_a_chinese_name_with_its_legal_form_glued_on_is_a_candidate_of_its_own():
+    """The legal form "有限公司" ends a name inside one word: the name is that word, without the slogan and the
+    fapiao's row label before it."""
+    found = vendor_names(
+        "40: 40 诚信经营 品质保证 巨奥信息有限公司",
+        "300: 43 销 名 称: 飞利信网络有限公司",
+        "400: 300 合计 | 480 ¥120.00",
+    )
+    assert by_value(found, "巨奥信息有限公司").features["legal"] == 1
+    assert by_value(found, "诚信经营 品质保证 巨奥信息有限公司").features["slogan"] == 1
+    assert by_value(found, "飞利信网络有限公司").features["kind_legal"] == 1

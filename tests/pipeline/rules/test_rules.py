@@ -1315,3 +1315,34 @@ def test_legal_forms_of_more_countries_mark_a_company(name):
 @pytest.mark.parametrize("text", ["e.g. the receipt", "E.G. FLOOR", "EG links"])
 def test_lower_case_abbreviations_are_no_legal_form(text):
     assert not COMPANY_RE.search(text)
+
+
+def test_a_fapiao_s_seller_below_the_table_is_the_vendor_and_its_buyer_the_customer():
+    # the layout of 增值税专用发票: the buyer's block (购买方, printed vertically) over the items,
+    # the seller's (销售方) under them; "有限公司" glued to the name was no legal form (\b)
+    doc = text_page(
+        "53: 233 增值税专用发票 | 423 发票号码: 96423494",
+        "69: 423 开具日期: 2015-12-25",
+        "128: 43 购 名 称: 天开科技有限公司",
+        "140: 43 买 纳税人识别号: 91122468MAL5TMJFXX",
+        "171: 65 货物或应税劳务、 服务名称 | 300 数量 | 380 单价 | 440 金额",
+        "185: 40 员工培训服务 | 300 1 | 380 7,167.00 | 440 7,167.00",
+        "244: 43 合 计 | 440 ¥7,167.00",
+        "283: 43 销 名 称: 飞利信网络有限公司",
+        "295: 66 纳税人识别号: 91133345MAQ6LK8TK0",
+    )
+    assert COMPANY_RE.search("飞利信网络有限公司")
+    fields = extract_rules(doc).fields
+    assert fields["vendor_name"] == "飞利信网络有限公司"
+    assert fields.get("customer_name") != "飞利信网络有限公司"
+
+
+def test_a_slogan_line_over_a_chinese_name_is_no_part_of_it():
+    doc = text_page(
+        "40: 40 电子发票 (普通发票) | size 14",
+        "62: 40 诚信经营 品质保证",
+        "76: 40 巨奥信息有限公司",
+        "90: 40 河北省璐县崇文齐齐哈尔街o座 260926",
+        "400: 300 合计 | 480 ¥120.00",
+    )
+    assert extract_rules(doc).fields["vendor_name"] == "巨奥信息有限公司"
