@@ -94,10 +94,18 @@ def build_lines(doc: DocumentText) -> list[TextLine]:
 def find_labels(text: str, line: TextLine) -> list[LabelHit]:
     """The labels in ``text``, left to right; a longer match wins over a shorter one at the same place."""
     found = []
+    # a cell of a line starts like a line: OCR joins columns ("Tél: 032 246 40 16 | Numéro: 10199")
+    starts = [start for start, _, _ in split_cells(line)[1:]] if text == line.text and line.spans else []
     for kind, weight, pattern in LABEL_RES:
         for match in pattern.finditer(text):
             if match.end() > match.start():
                 found.append((match.start(), match.end(), kind, weight))
+        if "^" not in pattern.pattern:
+            continue
+        for start in starts:
+            match = pattern.search(text[start:])
+            if match and match.start() == 0 and match.end() > 0:
+                found.append((start, start + match.end(), kind, weight))
     found.sort(key=lambda f: (f[0], -(f[1] - f[0]), -f[3]))
     chosen: list[LabelHit] = []
     for start, end, kind, weight in found:

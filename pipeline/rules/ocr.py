@@ -51,14 +51,16 @@ def _fix_letters(match: re.Match) -> str:
 
 
 # Word boundaries that OCR dropped: "deLattreAlexis", "NettTotal", "InvoiceINV/2023/03/0008",
-# "n°562044387du02Juillet2015", "Tota1RM21.85". Not inside "GmbH", "iPad" or "McDonald", not
+# "n°562044387du02Juillet2015", "Tota1RM21.85", "PorteroS.Com.". Not inside "GmbH", "iPad" or "McDonald", not
 # before "1st".
 _GLUED_RE = re.compile(
     r"(?<=[a-z]{2})(?=[A-Z][a-z])|(?<=[a-z]{3})(?=[A-Z]{2,}[\d/-])"
     r"|(?<=[a-z]{2})(?=\d{2})|(?<=\d)(?!(?:st|nd|rd|th|er|e|h)(?![a-z]))(?=[a-z]{2})"
     r"|(?<=[A-Za-z0-9])(?=RM-?\d{1,6}[.,]\d{2}(?!\d))"  # "Grand Tota1RM21.85": the amount glued to its label
+    r"|(?<=[a-zß-ÿ]{3})(?=[A-Z]\.\s?[A-Z][a-z]{0,3}\.)"  # "PorteroS.Com.", "BolañosS.A.": a dotted legal form
 )
-_WEB_RE = re.compile(r"@|www\.|https?:|\.(?:com|net|org)\b", re.I)  # e-mail and web addresses stay whole
+# e-mail and web addresses stay whole; ".Com." of "S.Com." is a legal form, no domain
+_WEB_RE = re.compile(r"@|www\.|https?:|\.(?-i:com|net|org|COM|NET|ORG)\b", re.I)
 _SYMBOL_FOR = str.maketrans({"∈": "€"})  # the euro sign read as "element of"
 
 

@@ -34,6 +34,7 @@ from pipeline.rules.layout import (
 )
 from pipeline.rules.lines import is_table_header
 from pipeline.rules.vendor import (
+    OPEN_END_RE,
     below_title_penalty,
     domain_bonus,
     footer_names,
@@ -144,13 +145,18 @@ def vendor_candidates(
         top = line.bbox[1] < 0.3 * line.page_height and line.page == lines[0].page
         if is_table_header(line):
             continue  # "Description Qty Price Amount" names columns, never a party
-        for s, e, box in split_cells(line):
+        cells = split_cells(line)
+        for i, (s, e, box) in enumerate(cells):
             raw = line.text[s:e]
             if (line.page, line.index, int(box[0] // 40)) in customer_zone:
                 continue
             if any(lb.end <= s and not line.text[lb.end : s].strip(" :#") for lb in line.labels):
                 continue  # the value of a label ("Währung: EUR"), not a name
             company = COMPANY_RE.search(raw)
+            before = line.text[cells[i - 1][0] : cells[i - 1][1]] if i else ""
+            if company and OPEN_END_RE.search(before) and not re.search(r"[\d:]", before):
+                # a name set apart after its comma or ampersand: "DE SMET, | DE MUYNCK EN YILMAZ BV"
+                s, raw, box = cells[i - 1][0], line.text[cells[i - 1][0] : e], (cells[i - 1][2][0], *box[1:])
             if not top and not company:
                 continue
             name, bonus, address = _name_from_cell(raw)

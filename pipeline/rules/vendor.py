@@ -91,21 +91,35 @@ def domain_bonus(name: str, domains: set[str]) -> float:
     return best
 
 
+# A name part that another part must follow: "Supermercados Castrillo &", "DE SMET,"
+OPEN_END_RE = re.compile(r"(?:[&,]|\b(?:and|und|et|en|y|e))\s*$", re.I)
+
+
 def wrapped_name(lines: list[TextLine], line: TextLine, name: str) -> str:
     """``name`` with the header lines above it when it only ends a name wrapped over several
     lines ("AIK HUAT HARDWARE / ENTERPRISE (SETIA / ALAM) SDN BHD"): the name opens with a
-    closing bracket part, or is little more than a legal form."""
+    closing bracket part, or is little more than a legal form; or with the one line above it
+    when that line ends open ("Supermercados Castrillo &" / "Asociados S.Com.")."""
     head = COMPANY_RE.sub("", name)
     unbalanced = head.count(")") > head.count("(")
-    if not unbalanced and re.search(r"[A-Za-z]{3}|[\u4e00-\u9fff]{2}", head):
+    whole = not unbalanced and re.search(r"[A-Za-z]{3}|[\u4e00-\u9fff]{2}", head)
+    if whole and not line.text.lstrip().startswith(name.split()[0]):
         return name
     parts, last = [name], line
     for other in reversed([ln for ln in lines if ln.page == line.page and ln.bbox[1] < line.bbox[1]]):
         gap = last.bbox[1] - other.bbox[3]
-        similar = 0.7 <= other.height / max(last.height, 1.0) <= 1.4
+        # a legal form alone ("S.Com.") may be set smaller than the name it ends
+        low, high = (0.7, 1.4) if head.strip(" .,&") else (0.5, 2.0)
+        similar = low <= other.height / max(last.height, 1.0) <= high
         if gap > 0.8 * last.height or not similar or re.search(r"\d|:", other.text) or other.labels:
             break
-        if other.text.upper() != other.text or len(parts) >= 3:
+        if whole:
+            if OPEN_END_RE.search(other.text):
+                parts.insert(0, other.text.strip())
+            break
+        # above a legal form alone ("S.Com.") stands its name, in whatever case
+        alone = len(parts) == 1 and not head.strip(" .,&")
+        if (other.text.upper() != other.text and not alone) or len(parts) >= 3:
             break
         parts.insert(0, other.text.strip())
         last = other

@@ -212,7 +212,18 @@ def test_ocr_restores_dropped_word_boundaries():
     assert fix_ocr_word("InvoiceINV/2023/03/0008") == "Invoice INV/2023/03/0008"
     assert fix_ocr_word("Facturen°562044387du02Juillet2015") == "Facturen°562044387 du 02Juillet 2015"
     assert fix_ocr_word("Grand Tota1RM21.85") == "Grand Tota1 RM21.85"  # else no amount: "1RM21.85"
-    for kept in ("GmbH", "iPad", "McDonald", "1st", "OR18030502160349", "azure.lnterior24@example.com", "FORM2"):
+    assert fix_ocr_word("Marcos Bermudez PorteroS.Com.") == "Marcos Bermudez Portero S.Com."  # else no legal form
+    assert fix_ocr_word("BolañosS.A.") == "Bolaños S.A."
+    for kept in (
+        "GmbH",
+        "iPad",
+        "McDonald",
+        "1st",
+        "OR18030502160349",
+        "azure.lnterior24@example.com",
+        "FORM2",
+        "U.S.A.",
+    ):
         assert fix_ocr_word(kept) == kept
 
 
@@ -1346,3 +1357,46 @@ def test_a_slogan_line_over_a_chinese_name_is_no_part_of_it():
         "400: 300 合计 | 480 ¥120.00",
     )
     assert extract_rules(doc).fields["vendor_name"] == "巨奥信息有限公司"
+
+
+def test_a_name_set_apart_after_its_comma_is_read_whole():
+    doc = text_page(
+        "53: 49 DE SMET, | 115 DE MUYNCK EN YILMAZ BV",
+        "64: 48 Annahof 229",
+        "75: 49 2942 Montleban",
+        "120: 279 FACTURE",
+        "400: 300 Total TTC | 480 120,00 €",
+    )
+    assert extract_rules(doc).fields["vendor_name"] == "DE SMET, DE MUYNCK EN YILMAZ BV"
+
+
+def test_a_name_wrapped_after_its_ampersand_is_read_whole():
+    doc = text_page(
+        "40: 40 Supermercados Castrillo &",
+        "52: 40 Asociados S.Com.",
+        "80: 40 Alameda de Hermenegildo Aranda 69",
+        "92: 40 28001 Madrid",
+        "400: 300 Total | 480 1.724,98 €",
+    )
+    assert extract_rules(doc).fields["vendor_name"] == "Supermercados Castrillo & Asociados S.Com."
+
+
+def test_a_legal_form_alone_on_its_line_ends_the_name_above_it():
+    doc = text_page(
+        "24: 23 Supermercados Castrillo & Asociados | size 9",
+        "36: 98 S.Com. | size 7",
+        "47: 28 Alameda de Hermenegildo Aranda 69",
+        "56: 90 30774 Soria",
+        "400: 300 Total | 480 1.724,98 €",
+    )
+    assert extract_rules(doc).fields["vendor_name"] == "Supermercados Castrillo & Asociados S.Com."
+
+
+def test_a_label_that_opens_a_line_also_opens_a_cell_of_a_line_ocr_joined():
+    doc = ocr_page(
+        "100: 80 Blum Hotz & Cie. | 700 Facture d'avoir",
+        "150: 80 Tél: 032 246 40 16 | 700 Numéro: 10199",
+        "180: 80 Email: sales@bader-group.ch | 700 Date d'émission: 12 juin 2025",
+        "600: 300 Total TTC | 700 120,00 CHF",
+    )
+    assert extract_rules(doc).fields["invoice_number"] == "10199"
