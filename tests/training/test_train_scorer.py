@@ -70,44 +70,51 @@ def outcome(key: str, p: float, right: bool, variant: str = "rules") -> ts.DocOu
 
 
 def test_the_threshold_is_the_lowest_that_keeps_the_precision():
-    # 100 sure and right, then 20 at 0.8 of which 2 wrong, then 20 at 0.5 of which 10 wrong
-    outcomes = [outcome(f"a{i}", 0.95, True) for i in range(100)]
-    outcomes += [outcome(f"b{i}", 0.8, i >= 2) for i in range(20)]
+    # 100 sure and right, then 20 at 0.9 of which 2 wrong, then 20 at 0.5 of which 10 wrong
+    outcomes = [outcome(f"a{i}", 0.995, True) for i in range(100)]
+    outcomes += [outcome(f"b{i}", 0.9, i >= 2) for i in range(20)]
     outcomes += [outcome(f"c{i}", 0.5, i >= 10) for i in range(20)]
     cuts = ts.thresholds(outcomes)
-    assert cuts["0.95"]["ocr"] == 0.8  # 118 of 120 right at 0.8 (expected 0.975); 128 of 140 at 0.5 is not
-    assert cuts["0.98"]["ocr"] == 0.95 and cuts["0.99"]["ocr"] == 0.95  # 100 of 100: 0.990
+    assert cuts["0.95"]["ocr"] == 0.9  # 118 of 120 right at 0.9 (expected 0.975); 128 of 140 at 0.5 is not
+    assert cuts["0.98"]["ocr"] == 0.995 and cuts["0.99"]["ocr"] == 0.995  # 100 of 100: 0.990
     assert cuts["0.95"]["text_layer"] == ts.NEVER  # no text-layer document: none completes
 
 
 def test_a_document_its_validation_holds_neither_completes_nor_raises_the_threshold():
-    # 100 right at 0.9, 3 wrong at 0.95 whose totals do not add up: serving holds those anyway
-    free = [outcome(f"a{i}", 0.9, True) for i in range(100)]
-    wrong = [outcome(f"w{i}", 0.95, False) for i in range(3)]
+    # 100 right at 0.99, 3 wrong at 0.995 whose totals do not add up: serving holds those anyway
+    free = [outcome(f"a{i}", 0.99, True) for i in range(100)]
+    wrong = [outcome(f"w{i}", 0.995, False) for i in range(3)]
     held = [ts.DocOutcome(o.key, o.variant, o.probability, o.right, o.mode, o.source, held=True) for o in wrong]
     assert ts.thresholds(free + wrong)["0.98"]["ocr"] == ts.NEVER  # 100 of 103: under 0.98
-    assert ts.thresholds(free + held)["0.98"]["ocr"] == 0.9
-    assert ts.coverage(free + held, 0.9) == (103, 100, 100)
+    assert ts.thresholds(free + held)["0.98"]["ocr"] == 0.99
+    assert ts.coverage(free + held, 0.99) == (103, 100, 100)
 
 
 def test_the_precision_a_threshold_promises_counts_how_many_documents_stand_behind_it():
     assert ts.expected_precision(30, 30) == 31 / 32  # not 1.0: thirty documents are little evidence
     assert 0 < 196 / 200 - ts.expected_precision(196, 200) < 1.0 - ts.expected_precision(30, 30)  # less, the more
     # 30 right of 30 keep 0.95 but do not promise 0.98; 60 of 60 do
-    few = ts.thresholds([outcome(f"a{i}", 0.9, True) for i in range(30)])
-    many = ts.thresholds([outcome(f"a{i}", 0.9, True) for i in range(60)])
-    assert (few["0.95"]["ocr"], few["0.98"]["ocr"]) == (0.9, ts.NEVER)
-    assert many["0.98"]["ocr"] == 0.9
+    few = ts.thresholds([outcome(f"a{i}", 0.99, True) for i in range(30)])
+    many = ts.thresholds([outcome(f"a{i}", 0.99, True) for i in range(60)])
+    assert (few["0.95"]["ocr"], few["0.98"]["ocr"]) == (0.99, ts.NEVER)
+    assert many["0.98"]["ocr"] == 0.99
 
 
 def test_each_reading_gets_the_threshold_that_keeps_its_own_precision():
-    # text layers: right from 0.8 up; scans: 2 of 10 wrong at 0.8, right above
-    layers = [ts.DocOutcome(f"t{i}", "rules", 0.8, True, "text_layer", "synth") for i in range(60)]
-    scans = [outcome(f"s{i}", 0.95, True) for i in range(60)] + [outcome(f"w{i}", 0.8, i >= 2) for i in range(10)]
+    # text layers: right from 0.985 up; scans: 2 of 10 wrong at 0.985, right above
+    layers = [ts.DocOutcome(f"t{i}", "rules", 0.985, True, "text_layer", "synth") for i in range(60)]
+    scans = [outcome(f"s{i}", 0.995, True) for i in range(60)] + [outcome(f"w{i}", 0.985, i >= 2) for i in range(10)]
     cuts = ts.thresholds(layers + scans)
-    assert cuts["0.98"] == {"text_layer": 0.8, "ocr": 0.95, "ocr_script": ts.NEVER}
+    assert cuts["0.98"] == {"text_layer": 0.985, "ocr": 0.995, "ocr_script": ts.NEVER}
     assert ts.coverage(layers + scans, cuts["0.98"]) == (130, 120, 120)
-    assert ts.coverage(layers + scans, 0.8)[1:] == (130, 128)  # one threshold: scans at 0.97 precision
+    assert ts.coverage(layers + scans, 0.985)[1:] == (130, 128)  # one threshold: scans at 0.97 precision
+
+
+def test_a_threshold_keeps_the_precision_the_documents_own_probabilities_promise():
+    # 60 right at 0.99, 40 right at 0.6: all 100 right on the folds, but the 40 promise 0.6 each
+    outcomes = [outcome(f"a{i}", 0.99, True) for i in range(60)] + [outcome(f"b{i}", 0.6, True) for i in range(40)]
+    assert ts.promised_precision(outcomes, 0.6) == pytest.approx(0.834)
+    assert ts.thresholds(outcomes)["0.98"]["ocr"] == 0.99
 
 
 def test_the_card_lists_the_fold_documents_that_complete_wrong():
