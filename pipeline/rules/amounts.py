@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from pipeline.rules.labels import CHANGE_RE
 from pipeline.rules.layout import LabelHit, TextLine, below_lines, overlaps_box, reading_order, region_end
 from pipeline.rules.lines import is_table_header
 from pipeline.schema import AMOUNT_FIELDS
@@ -171,10 +172,17 @@ def choose_amounts(cands: dict[str, list[Cand]], lines: list[TextLine]) -> dict[
 def _settled_total(best: dict[str, Cand], top: dict[str, list[Cand]]) -> None:
     """A paid invoice's "Amount due 0.00" is its balance, not its total: with a payment printed,
     a zero total becomes the balance and the total is what was paid (a SaaS receipt that prints
-    no "Total" line)."""
+    no "Total" line); a total that a printed payment brings up to another total printed is the
+    balance after a deposit, and that other total the invoice's."""
     total = best.get("total_amount")
     paid = next((c for c in top["paid_amount"] if not agree(c.value, Decimal(0))), None)
-    if total is None or paid is None or not agree(total.value, Decimal(0)):
+    if total is None or paid is None:
+        return
+    if not agree(total.value, Decimal(0)):
+        # a deposit deducted: "TOTALE 1'083.05 / Acconto ricevuto -350.00 / Da pagare 733.05"
+        gross = next((c for c in top["total_amount"] if agree(c.value, total.value + abs(paid.value))), None)
+        if gross is not None:
+            best["balance_amount"], best["total_amount"] = total, gross
         return
     best["balance_amount"] = total
     # what was paid, printed as a deduction or not ("Cobrado -118.914,86")
@@ -271,12 +279,18 @@ def _choose_paid_balance(best: dict[str, Cand], top: dict[str, list[Cand]]) -> N
 
 
 def _fallback_total(lines: list[TextLine]) -> Cand | None:
-    """Without a total label: the largest amount with decimals in the lower two thirds."""
+    """Without a total label: the largest amount with decimals in the lower two thirds; where
+    change was given, not on a line of cash tendered or change ("Received 150.00" above "Change
+    14.00": the 136.00 of "Net Amt" is the total; without change the cash is the total)."""
+    change = any(CHANGE_RE.search(line.text) and any(a.value for a in line.amounts) for line in lines)
     pool = [
         (a.value, line)
         for line in lines
         for a in line.amounts
-        if a.decimals and line.bbox[1] > line.page_height / 3 and abs(a.value) < 1e7
+        if a.decimals
+        and line.bbox[1] > line.page_height / 3
+        and abs(a.value) < 1e7
+        and not (change and any(label.kind == "ignore" for label in line.labels))
     ]
     if not pool:
         return None

@@ -117,7 +117,7 @@ LABELS: list[tuple[str, float, str]] = [
         "ignore",
         1.0,
         rf"total{S}(?:qty|quantity|items?|tem\w*)|(?<![a-z])qty|item\(?s?\)?:|(?<![a-z])cash(?:{S}change)?"
-        rf"|change(?:{S}due)?|tendered|(?<![a-z])visa|mastercard|points|prijzen{S}zijn{S}[il]nclusief{S}btw"
+        rf"|change(?:{S}due)?|tendered|^\W*received(?![a-z])|(?<![a-z])visa|mastercard|points|prijzen{S}zijn{S}[il]nclusief{S}btw"
         rf"|[il]ncl\w*\.?{S}(?:of{S})?(?:\d+%{S})?(?:gst|vat|btw|mwst)|(?:gst|vat){S}[il]nc(?:l\w*)?\.?(?![a-z])"
         rf"|payment(?:{S}mode)?:?|rate(?![a-z])|pax",
     ),
@@ -243,7 +243,7 @@ LABELS: list[tuple[str, float, str]] = [
 # scorer's cash and change features (``pipeline.decision.candidates``) and the vendor profile's
 # tender labels (``pipeline.profiles.lessons``) read these.
 CASH_RE = re.compile(
-    r"(?<![a-z])(?:cash|tunai|tendered|bayar|esp[eè]ces|bar(?:geld)?|gegeben|contant|efectivo|entregado"
+    r"(?<![a-z])(?:cash|tunai|tendered|received|bayar|esp[eè]ces|bar(?:geld)?|gegeben|contant|efectivo|entregado"
     r"|contant[ei])(?![a-z])|现\s*金|实\s*收|เงินสด|รับเงิน",
     re.I,
 )

@@ -98,11 +98,13 @@ OPEN_END_RE = re.compile(r"(?:[&,]|\b(?:and|und|et|en|y|e))\s*$", re.I)
 def wrapped_name(lines: list[TextLine], line: TextLine, name: str) -> str:
     """``name`` with the header lines above it when it only ends a name wrapped over several
     lines ("AIK HUAT HARDWARE / ENTERPRISE (SETIA / ALAM) SDN BHD"): the name opens with a
-    closing bracket part, or is little more than a legal form; or with the one line above it
+    closing bracket part, "&" or an opening bracket, or is little more than a legal form; or with the one line above it
     when that line ends open ("Supermercados Castrillo &" / "Asociados S.Com.")."""
     head = COMPANY_RE.sub("", name)
     unbalanced = head.count(")") > head.count("(")
-    whole = not unbalanced and re.search(r"[A-Za-z]{3}|[\u4e00-\u9fff]{2}", head)
+    # a name that opens with "&" or a bracket continues the line above ("& TEA LEAF (M) SDN. BHD.")
+    opens = re.match(r"\s*(?:&|\(|and\s)", name, re.I)
+    whole = not unbalanced and not opens and re.search(r"[A-Za-z]{3}|[\u4e00-\u9fff]{2}", head)
     if whole and not line.text.lstrip().startswith(name.split()[0]):
         return name
     parts, last = [name], line

@@ -1400,3 +1400,38 @@ def test_a_label_that_opens_a_line_also_opens_a_cell_of_a_line_ocr_joined():
         "600: 300 Total TTC | 700 120,00 CHF",
     )
     assert extract_rules(doc).fields["invoice_number"] == "10199"
+
+
+def test_without_a_total_label_the_cash_tendered_is_no_total():
+    doc = ocr_page(
+        "100: 80 KEDAI ELEKTRIK SDN BHD | size 30",
+        "400: 80 00004285 5 16.00 | 500 80.00",
+        "440: 80 00002348 4 14.00 | 500 56.00",
+        "480: 80 Gross Amt: | 500 136.00",
+        "520: 80 Net Amt : | 500 136.00",
+        "560: 80 Received | 500 150.00",
+        "600: 80 Change | 500 14.00",
+    )
+    assert extract_rules(doc).fields["total_amount"] == Decimal("136.00")
+
+
+def test_a_name_opening_with_an_ampersand_continues_the_line_above():
+    doc = ocr_page(
+        "100: 80 THE COFFEE BEAN | size 30",
+        "132: 80 & TEA LEAF (M) SDN. BHD. | size 30",
+        "200: 80 (426614-U)",
+        "600: 300 Total | 450 14.00",
+    )
+    assert extract_rules(doc).fields["vendor_name"] == "THE COFFEE BEAN & TEA LEAF (M) SDN. BHD."
+
+
+def test_after_a_deposit_the_amount_to_pay_is_the_balance_and_the_total_the_invoice_s():
+    doc = text_page(
+        "40: 40 Pulizie Rossi S.r.l.",
+        "120: 40 N. documento FA22-8582",
+        "324: 300 TOTALE | 480 Fr. 1'083.05",
+        "336: 300 Acconto ricevuto | 480 -Fr. 350.00",
+        "348: 300 Da pagare | 480 Fr. 733.05",
+    )
+    fields = extract_rules(doc).fields
+    assert (fields["total_amount"], fields["balance_amount"]) == (Decimal("1083.05"), Decimal("733.05"))
