@@ -27,7 +27,8 @@
    whose cross-fitted isotonic probabilities have the lower Brier score; and from the
    out-of-fold document probabilities, per target precision (0.95, 0.98, 0.99), the lowest
    document probability at which the completed documents of the folds reach it
-   (``expected_precision``: Laplace's rule of succession, not the raw ratio).
+   (``expected_precision``: Laplace's rule of succession, not the raw ratio) and whose mean
+   probability reaches it too (``promised_precision``).
 5. **Write** ``<field>.txt`` (LightGBM's text format; ``<field>.verifier.txt`` where the verifier
    calibrates), ``calibration.json`` and the model card
    ``README.md``, all deterministic: one thread, fixed seeds, sorted inputs.
@@ -1023,7 +1024,9 @@ def card_markdown(card: dict) -> str:
         "the documents that end in the model's state. Thresholds and ask floors are fitted per reading",
         "(text layer / OCR / OCR'd Thai: ``scorer.document_reading``); a threshold is the lowest at which",
         "the completed fold documents keep the target as Laplace's rule of succession estimates it,",
-        "(right + 1) / (completed + 2): a target needs documents behind it, 0.99 at least a hundred.",
+        "(right + 1) / (completed + 2): a target needs documents behind it, 0.99 at least a hundred;",
+        "and as their own probabilities promise it (their mean, ``promised_precision``): the easy",
+        "synthetic text layers' count alone would vouch for documents the scorer gives 0.4.",
         "A document completes only where its validation holds nothing back, as serving decides",
         f"(``held_states``: totals or rows that do not add up...; {card.get('held', 0)} fold document states held).",
         "",
