@@ -721,8 +721,14 @@ def coverage(outcomes: list[DocOutcome], threshold: Cut, floor: Cut = 0.0) -> tu
     """(documents, completed, completed right) when documents complete at ``threshold``
     (``cut_of``) and the model is asked from ``floor``."""
     final = served(outcomes, threshold, floor)
-    done = [o for o in final if o.probability >= cut_of(threshold, o) and not o.held]
+    done = completed(final, threshold)
     return len(final), len(done), sum(o.right for o in done)
+
+
+def completed(final: list[DocOutcome], threshold: Cut) -> list[DocOutcome]:
+    """The documents of ``final`` (as ``served``) that complete at ``threshold``: probable
+    enough and not held by their validation."""
+    return [o for o in final if o.probability >= cut_of(threshold, o) and not o.held]
 
 
 def ask_floors(outcomes: list[DocOutcome], cuts: dict[str, Cut]) -> dict[str, dict[str, float]]:
@@ -761,7 +767,7 @@ def expected_precision(right: int, done: int) -> float:
 def promised_precision(outcomes: list[DocOutcome], threshold: Cut) -> float:
     """The precision the scorer itself promises for the documents that complete at
     ``threshold``: the mean of their probabilities (0.0 where none completes)."""
-    done = [o for o in served(outcomes, threshold, 0.0) if o.probability >= cut_of(threshold, o) and not o.held]
+    done = completed(served(outcomes, threshold), threshold)
     return sum(o.probability for o in done) / len(done) if done else 0.0
 
 

@@ -103,8 +103,8 @@ def find_labels(text: str, line: TextLine) -> list[LabelHit]:
         if "^" not in pattern.pattern:
             continue
         for start in starts:
-            match = pattern.search(text[start:])
-            if match and match.start() == 0 and match.end() > 0:
+            match = pattern.match(text[start:])
+            if match and match.end() > 0:
                 found.append((start, start + match.end(), kind, weight))
     found.sort(key=lambda f: (f[0], -(f[1] - f[0]), -f[3]))
     chosen: list[LabelHit] = []

@@ -34,6 +34,7 @@ from pipeline.rules.layout import (
 )
 from pipeline.rules.lines import is_table_header
 from pipeline.rules.vendor import (
+    CJK_RE,
     OPEN_END_RE,
     below_title_penalty,
     domain_bonus,
@@ -224,9 +225,6 @@ def _lead_offset(line: TextLine, start: int, raw: str, name: str) -> float:
     return line.span_bbox(start + max(pos, 0), start + max(pos, 0) + 1)[0] - line.span_bbox(start, start + 1)[0]
 
 
-_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
-
-
 def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
     """(name, bonus, address) from a cell; a DIN sender line "Name - Street - City" gives its
     first part as the name and the parts up to the postcode as the address."""
@@ -243,7 +241,7 @@ def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
     if sold:
         return _clean_name(sold.group(1)), 1.5, None
     company = COMPANY_RE.search(raw)
-    if company and _CJK_RE.match(company.group(0)):
+    if company and CJK_RE.match(company.group(0)):
         # a Chinese name is one run of characters, its legal form glued on: a slogan or a label
         # before it is another word ("诚信经营 品质保证 巨奥信息有限公司", "销 名 称: 飞利信网络有限公司")
         return _clean_name(raw[: company.end()].split()[-1]), 0.0, None

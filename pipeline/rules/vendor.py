@@ -93,25 +93,28 @@ def domain_bonus(name: str, domains: set[str]) -> float:
 
 # A name part that another part must follow: "Supermercados Castrillo &", "DE SMET,"
 OPEN_END_RE = re.compile(r"(?:[&,]|\b(?:and|und|et|en|y|e))\s*$", re.I)
+CJK_RE = re.compile(r"[\u4e00-\u9fff]")  # Chinese characters (CJK Unified Ideographs)
 
 
 def wrapped_name(lines: list[TextLine], line: TextLine, name: str) -> str:
     """``name`` with the header lines above it when it only ends a name wrapped over several
     lines ("AIK HUAT HARDWARE / ENTERPRISE (SETIA / ALAM) SDN BHD"): the name opens with a
-    closing bracket part, "&" or an opening bracket, or is little more than a legal form; or with the one line above it
-    when that line ends open ("Supermercados Castrillo &" / "Asociados S.Com.")."""
+    closing bracket part, "&" or an opening bracket, or is little more than a legal form; or with
+    the one line above it when that line ends open ("Supermercados Castrillo &" / "Asociados
+    S.Com.")."""
     head = COMPANY_RE.sub("", name)
     unbalanced = head.count(")") > head.count("(")
     # a name that opens with "&" or a bracket continues the line above ("& TEA LEAF (M) SDN. BHD.")
     opens = re.match(r"\s*(?:&|\(|and\s)", name, re.I)
-    whole = not unbalanced and not opens and re.search(r"[A-Za-z]{3}|[\u4e00-\u9fff]{2}", head)
+    whole = not unbalanced and not opens and re.search(rf"[A-Za-z]{{3}}|{CJK_RE.pattern}{{2}}", head)
     if whole and not line.text.lstrip().startswith(name.split()[0]):
         return name
+    bare = not head.strip(" .,&")  # the name is a legal form alone
     parts, last = [name], line
     for other in reversed([ln for ln in lines if ln.page == line.page and ln.bbox[1] < line.bbox[1]]):
         gap = last.bbox[1] - other.bbox[3]
         # a legal form alone ("S.Com.") may be set smaller than the name it ends
-        low, high = (0.7, 1.4) if head.strip(" .,&") else (0.5, 2.0)
+        low, high = (0.5, 2.0) if bare else (0.7, 1.4)
         similar = low <= other.height / max(last.height, 1.0) <= high
         if gap > 0.8 * last.height or not similar or re.search(r"\d|:", other.text) or other.labels:
             break
@@ -120,8 +123,7 @@ def wrapped_name(lines: list[TextLine], line: TextLine, name: str) -> str:
                 parts.insert(0, other.text.strip())
             break
         # above a legal form alone ("S.Com.") stands its name, in whatever case
-        alone = len(parts) == 1 and not head.strip(" .,&")
-        if (other.text.upper() != other.text and not alone) or len(parts) >= 3:
+        if (other.text.upper() != other.text and not (bare and len(parts) == 1)) or len(parts) >= 3:
             break
         parts.insert(0, other.text.strip())
         last = other
