@@ -141,3 +141,104 @@ def test_the_columns_of_a_header_block_stay_on_their_own_lines():
         "Customer: Invoice No. Invoice Date Hyde PLC",
         "Taylor Inc 0024809 14/04/2020 364 Louise Loaf",
     ]
+
+
+def _turned(rows: list[list[tuple[str, float, float]]], degrees: float, size=(1600, 2000)):
+    """OCR lines of a page whose ``rows`` (per row: (text, x0, x1), 30 px high, 50 px apart)
+    lie turned by ``degrees`` about the page centre: each box the enclosing box of its turned
+    corners, as the detector's quadrangles give them."""
+    import math
+
+    from models.ocr import OcrLine
+
+    angle = math.radians(degrees)
+    cx, cy = size[0] / 2, size[1] / 2
+    out = []
+    for r, row in enumerate(rows):
+        y0 = 200 + 50 * r
+        for text, x0, x1 in row:
+            corners = [(x, y) for x in (x0, x1) for y in (y0, y0 + 30)]
+            xs = [cx + (x - cx) * math.cos(angle) - (y - cy) * math.sin(angle) for x, y in corners]
+            ys = [cy + (x - cx) * math.sin(angle) + (y - cy) * math.cos(angle) for x, y in corners]
+            out.append(OcrLine(text, (min(xs), min(ys), max(xs), max(ys)), 0.9))
+    return out
+
+
+_RECEIPT_ROWS = [
+    [("SUBTOTAL", 200, 400), ("36.80", 1200, 1320)],
+    [("SERVICE TAX 6%", 200, 480), ("2.20", 1220, 1320)],
+    [("TOTAL", 200, 320), ("39.00", 1200, 1320)],
+    [("CASH", 200, 300), ("50.00", 1200, 1320)],
+    [("CHANGE", 200, 360), ("11.00", 1200, 1320)],
+]
+
+
+class _Lines:
+    """An OCR engine that answers the given lines for any page."""
+
+    name = "lines"
+
+    def __init__(self, lines):
+        self.lines = lines
+
+    def recognize(self, image):
+        return self.lines
+
+
+def test_a_skewed_scan_is_read_upright_and_its_rows_stay_whole():
+    """A scan 2 degrees askew: the amount at the right of a row stands 38 px (more than a line)
+    lower than its label at the left. Read as it lies, "39.00" joined the CASH row; the skew is
+    taken out of the boxes before the lines are grouped."""
+    import math
+
+    from PIL import Image
+
+    from pipeline.reading.text import group_lines, ocr_page, page_skew
+
+    lines = _turned(_RECEIPT_ROWS, 2.0)
+    segments = [(ln.text, ln.bbox, ln.confidence) for ln in lines]
+    assert abs(page_skew(segments) - math.tan(math.radians(2.0))) <= 0.0025
+    assert "TOTAL 39.00" not in [line.text for line in group_lines(segments)]  # read as it lies
+
+    page, _ = ocr_page(Image.new("RGB", (1600, 2000), "white"), 1, _Lines(lines))
+    assert [line.text for line in page.lines] == [
+        "SUBTOTAL 36.80",
+        "SERVICE TAX 6% 2.20",
+        "TOTAL 39.00",
+        "CASH 50.00",
+        "CHANGE 11.00",
+    ]
+    assert page.skew == pytest.approx(math.tan(math.radians(2.0)), abs=0.0025)
+    total = page.lines[2]
+    assert total.bbox[3] - total.bbox[1] < 40  # a line's height, not the 78 px its turned box spans
+
+
+def test_a_straight_scan_is_read_as_it_lies():
+    from PIL import Image
+
+    from pipeline.reading.text import deskewed, group_lines, ocr_page, page_skew
+
+    lines = _turned(_RECEIPT_ROWS, 0.0)
+    segments = [(ln.text, ln.bbox, ln.confidence) for ln in lines]
+    assert page_skew(segments) == 0.0 and deskewed(segments, 0.0, 1600, 2000) == segments
+    page, _ = ocr_page(Image.new("RGB", (1600, 2000), "white"), 1, _Lines(lines))
+    assert page.skew == 0.0 and page.lines == tuple(group_lines(segments))
+
+
+def test_evidence_of_a_skewed_scan_is_boxed_on_the_scan_as_uploaded():
+    """The rules read the page upright; the review page shows the box over the image, where the
+    turned row lies (``DocumentText.image_box``)."""
+    from PIL import Image
+
+    from pipeline.document import DocumentText
+    from pipeline.reading.text import ocr_page
+
+    lines = _turned(_RECEIPT_ROWS, 2.0)
+    page, _ = ocr_page(Image.new("RGB", (1600, 2000), "white"), 1, _Lines(lines))
+    doc = DocumentText([page])
+    total = page.lines[2]
+    x0, y0, x1, y1 = doc.image_box(1, list(total.bbox))
+    label, amount = lines[4].bbox, lines[5].bbox  # "TOTAL" and "39.00" as the scan shows them
+    assert x0 <= label[0] + 2 and y0 <= label[1] + 2 and x1 >= amount[2] - 2 and y1 >= amount[3] - 2
+    assert y1 - y0 < 110  # the turned row, not the page
+    assert doc.image_box(2, [1, 2, 3, 4]) == [1, 2, 3, 4] and doc.image_box(1, None) is None
