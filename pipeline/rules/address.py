@@ -18,6 +18,28 @@ _ADDRESS_LABEL_RE = re.compile(
 )
 
 
+# What ends an address block: a tax or registration label, the document's title. Whole words:
+# "ust" (USt-IdNr.) stands inside "PERINDUSTRIAN", "vat" inside "PRIVATE".
+_STOP_RE = re.compile(
+    r"\b(?:gst|vat|tax|steuer\w*|ust|tva|btw|kvk|terminal)\b|invoice|factuur|facture|receipt|^[\d\s()+/-]{7,}$", re.I
+)
+# A Malaysian company or business registration number alone on its line ("1118258-K",
+# "002693074-K", "JM0517726"): printed between a receipt's name and its address.
+_REGISTRATION_RE = re.compile(r"\(?\s*(?:[A-Z]{1,3}\s*)?\d{5,12}\s*-?\s*[A-Z]\s*\)?|\(?[A-Z]{2}\d{6,10}\)?")
+# A tax or registration number's line ("GST NO: 001800839168", "(GST ID No001285423104)").
+_TAX_ID_LINE_RE = re.compile(r"\b(?:gst|sst|vat|tax|reg(?:istration)?)\b.*\d{6}", re.I)
+# A phone or fax number after the postcode and city on their line.
+_TRAILING_PHONE_RE = re.compile(r"[\s,.;]+(?:tel|fax|h/?p|phone|t)\b\W*(?:no\b)?\W*\+?\d[\d\s()+/-]{5,}.*$", re.I)
+# Words of a street, building or district line (Malay and English, as receipts print them): a
+# line without digits that has none of them, right under a receipt's name, is no address yet.
+_ADDRESS_WORD_RE = re.compile(
+    r"\b(?:jalan|jln|lorong|lrg|taman|tmn|lot|level|floor|tingkat|block|blok|bangunan|wisma|menara|plaza|mall"
+    r"|kompleks|complex|centre|center|kawasan|persiaran|lebuh|pusat|bandar|kampung|kg|summit|parade|street|road"
+    r"|avenue|off)\b",
+    re.I,
+)
+
+
 def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tuple[str, TextLine] | None:
     """The vendor's address: an "Address:" row of the vendor block, else the block under its name."""
     labelled = _labelled_address(lines, vendor_line)
@@ -27,25 +49,33 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
     centre = None
     block = _centred_below(lines, vendor_line) if vendor_line.ocr else block_below(lines, vendor_line, x0, 7)
     for position, (other, text, _box) in enumerate(block):
+        if vendor_line.ocr and (other.bbox[0] > vendor_line.bbox[2] or other.bbox[2] < vendor_line.bbox[0]):
+            continue  # a mark in the margin beside a receipt's centred header
         value, _ = strip_label_prefix(other, 0, text)
         value = value.strip(" ,")
+        phone = _TRAILING_PHONE_RE.search(value)
+        if phone and POSTCODE_RE.search(value[: phone.start()]):
+            value = value[: phone.start()].strip(" ,.;")  # "81750 Johor Bahru, Johor. Tel No.: 07-387 3322"
+        registration = (
+            re.match(r"^\W*(?:co\.?|company|conpany|br|reg|roc|business)\W*(?:reg|no|rfg)?", value, re.I)
+            and re.search(r"\d", value)
+            or re.fullmatch(r"\(.*\d.*\)", value)
+            or _REGISTRATION_RE.fullmatch(value)
+        )
+        if not parts and vendor_line.ocr and _TAX_ID_LINE_RE.search(value) and not _ADDRESS_WORD_RE.search(value):
+            registration = True  # a receipt prints its GST number above its address as often as below
+        if registration and not parts:
+            continue
         if (
             EMAIL_RE.search(value)
             or PHONE_RE.search(value)
             or find_dates(value, loose=True)
-            or re.search(
-                r"gst|vat|tax|steuer|ust|tva|btw|kvk|invoice|factuur|facture|receipt|^[\d\s()+/-]{7,}$", value, re.I
-            )
+            or _STOP_RE.search(value)
+            or registration
         ):
             break
-        if (
-            re.match(r"^\W*(?:co\.?|company|conpany|br|reg|roc|business)\W*(?:reg|no|rfg)?", value, re.I)
-            and re.search(r"\d", value)
-            or re.fullmatch(r"\(.*\d.*\)", value)
-        ):
-            if not parts:
-                continue
-            break
+        if not parts and vendor_line.ocr and not re.search(r"\d", value) and not _ADDRESS_WORD_RE.search(value):
+            continue  # a receipt's brand, former name or licensee line between its name and address
         if any(
             lb.kind not in ("invoice_number", "vendor_tax_id", "tax_amount") for lb in find_labels(value, other)
         ) and not POSTCODE_RE.search(value):
@@ -66,6 +96,7 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
         if (
             nxt
             and not re.search(r"\d|tel|fax|gst", nxt[0][1], re.I)
+            and not _STOP_RE.search(nxt[0][1])
             and len(nxt[0][1]) < 40
             and not COUNTRY_RE.match(nxt[0][1])
         ):

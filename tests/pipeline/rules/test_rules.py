@@ -1447,3 +1447,61 @@ def test_the_next_columns_label_is_no_part_of_the_name_before_it():
         "600: 300 Total factura | 700 1.724,98 €",
     )
     assert extract_rules(doc).fields["vendor_name"] == "Marcos Bermudez Portero S.Com."
+
+
+def test_an_industrial_estate_is_no_tax_label_in_a_receipts_address():
+    """ "ust" (a German tax label) stood inside "PERINDUSTRIAN" and ended the address there."""
+    doc = ocr_page(
+        "100: 90 MR D.I.Y. (JOHOR) SDN BHD | size 26",
+        "130: 133 (CO.REG :933109-X) | size 26",
+        "160: 50 LOT 1851-A & 1851-B, JALAN KPB 6, | size 26",
+        "190: 59 KAWASAN PERINDUSTRIAN BALAKONG, | size 26",
+        "220: 70 43300 SERI KEMBANGAN, SELANGOR | size 26",
+        "250: 174 -INVOICE- | size 26",
+        "600: 50 Total | 300 14.00",
+    )
+    assert extract_rules(doc).fields["vendor_address"] == (
+        "LOT 1851-A & 1851-B, JALAN KPB 6, KAWASAN PERINDUSTRIAN BALAKONG, 43300 SERI KEMBANGAN, SELANGOR"
+    )
+
+
+def test_a_receipts_gst_number_above_its_address_is_passed_over():
+    doc = ocr_page(
+        "100: 99 B & BEST RESTAURANT | size 30",
+        "140: 259 (001610235-P) | size 26",
+        "175: 200 GST NO. : 001800839168 | size 26",
+        "210: 128 NO.12,JALAN SS4C/5,PETALING JAYA | size 26",
+        "245: 216 SELANGOR DARUL EHSAN | size 26",
+        "280: 230 TEL:012-2060 778 | size 26",
+        "315: 247 **TAX INVOICE** | size 26",
+        "600: 50 Total | 300 14.00",
+    )
+    assert extract_rules(doc).fields["vendor_address"] == "NO.12,JALAN SS4C/5,PETALING JAYA, SELANGOR DARUL EHSAN"
+
+
+def test_a_receipts_registration_and_brand_lines_are_no_address():
+    """A bare company number ("1118258-K") and a line without digits or street words (a brand,
+    "formerly known as", a licensee) between the name and the street are passed over; a
+    phone after the city ends the address on its line."""
+    doc = ocr_page(
+        "100: 230 RESTAURANT JIAWEI SDN BHD | size 30",
+        "140: 278 JIAWEI HOUSE | size 30",
+        "180: 300 002693074-K | size 30",
+        "220: 218 13, JLN TASIK UTAMA 8 | size 30",
+        "260: 176 MEDAN NIAGA DAMAI SG BESI | size 30",
+        "300: 200 57000 KL Tel No.: 03-387 3322 | size 30",
+        "340: 351 INVOICE | size 30",
+        "600: 50 Total | 300 14.00",
+    )
+    assert extract_rules(doc).fields["vendor_address"] == "13, JLN TASIK UTAMA 8, MEDAN NIAGA DAMAI SG BESI, 57000 KL"
+
+
+def test_a_title_below_a_receipts_city_is_no_part_of_its_address():
+    doc = ocr_page(
+        "100: 90 KEDAI RUNCIT SOON HUAT SDN BHD | size 26",
+        "130: 90 NO. 53, JALAN BESAR, | size 26",
+        "160: 90 45600 BATANG BERJUNTAI | size 26",
+        "190: 90 SIMPLIFIED TAX INVOICE | size 26",
+        "600: 50 Total | 300 14.00",
+    )
+    assert extract_rules(doc).fields["vendor_address"] == "NO. 53, JALAN BESAR, 45600 BATANG BERJUNTAI"
