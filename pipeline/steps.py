@@ -48,7 +48,7 @@ from pipeline.profiles.profile import Proposal, VendorProfile, propose
 from pipeline.reading.sniff import PDF, sniff
 from pipeline.reading.text import UnreadableDocument, image_text, pdf_text
 from pipeline.result import ExtractionResult
-from pipeline.rules import RulesResult, extract_rules
+from pipeline.rules import RulesResult, address_below, extract_rules
 from pipeline.schema import HEADER_FIELDS, ProcessingStatus, Source
 from pipeline.templates.invoice2data import TemplateError, TemplateResult, apply_template, layout_text, load_template
 from pipeline.templates.visualisation import read_visualisation
@@ -461,6 +461,29 @@ def decide_step(work: Work, kit: Kit) -> None:
             score.value, score.source, "scored", runner.value if runner else None, None, score.probability
         )
     tax_within_total(work.decisions)
+    _address_under_chosen_vendor(work)
+
+
+def _address_under_chosen_vendor(work: Work) -> None:
+    """Where the scorer chose another vendor line than the rules did, the rules' vendor address
+    (read under their own name) gives way to the address under the chosen name
+    (``pipeline.rules.address_below``), if one reads there: a receipt's handwritten note above
+    its header ("tan woon yann") is no shop, and the block under it is no shop's address."""
+    score = (work.scores or {}).get("vendor_name")
+    decision = (work.decisions or {}).get("vendor_address")
+    if score is None or work.rules is None or not score.chosen.evidence or score.source == Source.TEMPLATE:
+        return
+    if decision is not None and decision.source != Source.RULES:
+        return
+    where, ruled = score.chosen.evidence, work.rules.evidence.get("vendor_name")
+    if ruled and ruled["page"] == where["page"] and list(ruled["bbox"]) == list(where["bbox"]):
+        return
+    found = address_below(work.doc, where, str(score.value))
+    if found:
+        address = normalise.fields({"vendor_address": found[0]}).get("vendor_address")
+        if address:
+            work.decisions["vendor_address"] = Decision(address, Source.RULES, "rules")
+            work.rules.evidence = {**work.rules.evidence, "vendor_address": found[1]}
 
 
 def _line_candidates(work: Work) -> list[list[dict[str, Any]]]:

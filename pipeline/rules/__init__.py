@@ -30,7 +30,7 @@ from pipeline.schema import AMOUNT_FIELDS
 from pipeline.values.money import cents
 from pipeline.values.parsers import find_dates, guess_dayfirst
 
-__all__ = ["RulesResult", "extract_rules"]
+__all__ = ["RulesResult", "address_below", "extract_rules"]
 
 
 @dataclass
@@ -48,6 +48,35 @@ class RulesResult:
     evidence: dict[str, dict] = field(default_factory=dict)
 
 
+def _annotated_lines(doc: DocumentText) -> list[TextLine]:
+    """The document's lines (``build_lines``) with their labels, dates and amounts (``annotate``)."""
+    lines = build_lines(doc)
+    if lines:
+        dayfirst = guess_dayfirst(doc.text)
+        annotate(lines, dayfirst, not any(find_dates(line.text, dayfirst) for line in lines))
+    return lines
+
+
+def address_below(doc: DocumentText, where: dict, name: str) -> tuple[str, dict] | None:
+    """The vendor address under a vendor name chosen elsewhere (the learned scorer), read as
+    ``extract_rules`` reads the one under its own vendor name (``find_address``): ``where`` is
+    the name's line as ``TextLine.evidence`` gives it (``{page, bbox, ...}``), ``name`` the name
+    as chosen (where it starts on the line is where its block starts). Returns (address, the
+    evidence of the address's last line), or None when no line has that box or nothing under
+    it reads as an address."""
+    lines = _annotated_lines(doc)
+    line = next(
+        (ln for ln in lines if ln.page == where.get("page") and ln.evidence()["bbox"] == list(where.get("bbox") or [])),
+        None,
+    )
+    if line is None:
+        return None
+    start = line.text.find(name)
+    x0 = line.span_bbox(start, start + 1)[0] if start >= 0 else line.bbox[0]
+    found = find_address(lines, line, x0)
+    return (found[0], found[1].evidence()) if found else None
+
+
 def extract_rules(doc: DocumentText) -> RulesResult:
     """Extract header fields and line items from ``doc`` by layout rules.
 
@@ -55,12 +84,9 @@ def extract_rules(doc: DocumentText) -> RulesResult:
     evidence boxes in the units of the page (PDF points or image pixels).
     """
     result = RulesResult()
-    lines = build_lines(doc)
+    lines = _annotated_lines(doc)
     if not lines:
         return result
-    dayfirst = guess_dayfirst(doc.text)
-    loose = not any(find_dates(line.text, dayfirst) for line in lines)
-    annotate(lines, dayfirst, loose)
 
     def put(name: str, value, line: TextLine | None) -> None:
         """Record one field value with the evidence of the line it came from."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.rules.labels import COUNTRY_RE, EMAIL_RE, PHONE_RE, POSTCODE_RE
+from pipeline.rules.labels import COUNTRY_RE, EMAIL_RE, PHONE_RE, POSTCODE_RE, STREET_WORDS
 from pipeline.rules.layout import TextLine, block_below, find_labels, strip_label_prefix
 from pipeline.values.parsers import find_dates
 
@@ -30,12 +30,11 @@ _REGISTRATION_RE = re.compile(r"\(?\s*(?:[A-Z]{1,3}\s*)?\d{5,12}\s*-?\s*[A-Z]\s*
 _TAX_ID_LINE_RE = re.compile(r"\b(?:gst|sst|vat|tax|reg(?:istration)?)\b.*\d{6}", re.I)
 # A phone or fax number after the postcode and city on their line.
 _TRAILING_PHONE_RE = re.compile(r"[\s,.;]+(?:tel|fax|h/?p|phone|t)\b\W*(?:no\b)?\W*\+?\d[\d\s()+/-]{5,}.*$", re.I)
-# Words of a street, building or district line (Malay and English, as receipts print them): a
+# Words of a street (``STREET_WORDS``), or of a building or district as receipts print them: a
 # line without digits that has none of them, right under a receipt's name, is no address yet.
 _ADDRESS_WORD_RE = re.compile(
-    r"\b(?:jalan|jln|lorong|lrg|taman|tmn|lot|level|floor|tingkat|block|blok|bangunan|wisma|menara|plaza|mall"
-    r"|kompleks|complex|centre|center|kawasan|persiaran|lebuh|pusat|bandar|kampung|kg|summit|parade|street|road"
-    r"|avenue|off)\b",
+    rf"\b(?:{STREET_WORDS}|taman|tmn|lot|level|floor|tingkat|block|blok|bangunan|wisma|menara|plaza|mall"
+    r"|kompleks|complex|centre|center|kawasan|pusat|bandar|kampung|kg|summit|parade|off)\b",
     re.I,
 )
 

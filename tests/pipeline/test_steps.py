@@ -130,3 +130,42 @@ def test_a_tax_read_as_large_as_the_total_does_not_hold_a_sure_receipt():
     work = tool.work(JobContext("x", PDF), doc=doc, steps=select(skip={"einvoice", "tier 0 forced"}, until="rules"))
     assert work.rules.fields["tax_amount"] == Decimal("14.00")  # what the rules read
     assert held_reasons(work, tool.kit, {"total_amount": Decimal("14.00")}) == []
+
+
+def test_the_address_is_read_under_the_vendor_the_scorer_chose():
+    """sroie 003: a note handwritten above the header was the rules' vendor, the shop's name
+    the scorer's; the address comes from under the chosen name (``address_below``)."""
+    from pipeline.decision.arbitrate import Decision
+    from pipeline.decision.candidates import Candidate
+    from pipeline.decision.scorer import FieldScore
+    from pipeline.rules import address_below
+    from pipeline.rules.layout import build_lines
+    from pipeline.schema import Source
+    from pipeline.steps import _address_under_chosen_vendor, select
+    from tests.pipeline.rules.test_rules import ocr_page
+
+    doc = ocr_page(
+        "40: 96 tan woon yann | size 40",
+        "107: 87 YONGFATT ENTERPRISE | size 25",
+        "135: 172 (JM0517726) | size 24",
+        "159: 103 NO.122,124. JALAN DEDAP 13 | size 20",
+        "182: 137 81100 JOHOR BAHRU | size 20",
+        "219: 158 TEL 07-3523888 | size 20",
+        "600: 18 TOTAL | 300 14.00",
+    )
+    note, shop = build_lines(doc)[:2]
+    tool = Extractor(FAKES)
+    work = tool.work(JobContext("x", PDF), doc=doc, steps=select(skip={"einvoice", "tier 0 forced"}, until="rules"))
+    work.rules.evidence["vendor_name"] = note.evidence()  # the rules' reading of sroie 003
+    chosen = Candidate("vendor_name", "YONGFATT ENTERPRISE", {}, evidence=shop.evidence())
+    work.scores = {"vendor_name": FieldScore("vendor_name", chosen.value, 0.99, Source.RULES, chosen, None)}
+    work.decisions = {"vendor_address": Decision("YONGFATT ENTERPRISE, NO.122,124.", Source.RULES, "rules")}
+    _address_under_chosen_vendor(work)
+    assert work.decisions["vendor_address"].value == "NO.122,124. JALAN DEDAP 13, 81100 JOHOR BAHRU"
+    assert work.rules.evidence["vendor_address"]["text"] == "81100 JOHOR BAHRU"
+
+    assert address_below(doc, {"page": 1, "bbox": [0.0, 0.0, 1.0, 1.0]}, "YONGFATT") is None  # no such line
+
+    work.decisions = {"vendor_address": Decision("Musterstraße 3", Source.MODEL, "model")}
+    _address_under_chosen_vendor(work)  # only the rules' address gives way
+    assert work.decisions["vendor_address"].value == "Musterstraße 3"
