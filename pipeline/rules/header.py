@@ -19,6 +19,7 @@ from pipeline.rules.layout import (
     labelled_values,
     position_penalty,
     section_starts,
+    split_cells,
     value_text,
 )
 from pipeline.values.parsers import detect_currency, find_dates
@@ -147,7 +148,28 @@ def find_terms(lines: list[TextLine]) -> tuple[str, TextLine] | None:
             ):
                 continue  # a header row of a terms table
             return _paragraph(lines, below), below
+    for line in lines:  # a terms sentence of its own, at the start of a line or cell or after a colon
+        starts = [start for start, _, _ in split_cells(line)]
+        for match in TERMS_SENTENCE_RE.finditer(line.text):
+            if match.start() in starts or line.text[: match.start()].rstrip().endswith(":"):
+                end = next((e for st, e, _ in split_cells(line) if st == match.start()), len(line.text))
+                return line.text[match.start() : end].strip(" .;"), line
     return None
+
+
+# A payment-terms sentence that needs no label, by the words it opens with: "Zahlbar innerhalb 14
+# Tagen ohne Abzug", "15 Tage netto", "Net 30 days", "Payable within 30 days", "Te voldoen binnen
+# 14 dagen", "Pagamento a 30 giorni data fattura", "Vencimiento a 30 días", "Pago a 30 días",
+# "Règlement à 30 jours date de facture", "ชำระภายใน 30 วัน", "เครดิต 60 วัน".
+TERMS_SENTENCE_RE = re.compile(
+    r"zahlbar\b|bei\s+zahlung\s+innerhalb|zahlung\s+(?:innerhalb|bis|sofort)|\d+\s+tage\s+netto"
+    r"|net\s*\d+\b|payable\s+(?:within|by|on|upon|immediately)|payment\s+(?:due\s+)?(?:within|upon|on\s+receipt)"
+    r"|due\s+(?:on|upon)\s+receipt|te\s+voldoen\s+binnen|betaling\s+binnen|direct\s+betalen"
+    r"|pagamento\s+(?:a|entro|alla)\b|rimessa\s+diretta|vencimiento\s+a\b|pago\s+a\s+\d+"
+    r"|transferencia\s+bancaria\s+a\s+\d+|r[èe]glement\s+[àa]\b|paiement\s+[àa]\s+\d+"
+    r"|ช(?:ำ|ํา)ระภายใน|เครดิต\s*\d+\s*วัน",  # NFKC spells sara am as nikhahit and sara aa
+    re.I,
+)
 
 
 def _paragraph(lines: list[TextLine], first: TextLine, limit: int = 10) -> str:

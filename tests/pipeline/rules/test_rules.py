@@ -1505,3 +1505,28 @@ def test_a_title_below_a_receipts_city_is_no_part_of_its_address():
         "600: 50 Total | 300 14.00",
     )
     assert extract_rules(doc).fields["vendor_address"] == "NO. 53, JALAN BESAR, 45600 BATANG BERJUNTAI"
+
+
+@pytest.mark.parametrize(
+    "row, terms",
+    [
+        ("500: 40 Zahlbar ohne Abzug bis 04.07.2015", "Zahlbar ohne Abzug bis 04.07.2015"),
+        ("500: 40 Condizioni di pagamento: Pagamento a 7 giorni data fattura", "Pagamento a 7 giorni data fattura"),
+        ("500: 40 IBAN DE02120300000000202051 | 400 Net 15 days", "Net 15 days"),
+        ("500: 40 ชำระภายใน 14 วัน", "ชําระภายใน 14 วัน"),  # as NFKC spells it
+    ],
+)
+def test_payment_terms_that_need_no_label(row, terms):
+    import unicodedata
+
+    doc = text_page("40: 40 ACME Widgets Ltd.", unicodedata.normalize("NFKC", row), "600: 300 Total | 480 120.00")
+    assert extract_rules(doc).fields["payment_terms"] == terms
+
+
+def test_a_word_in_a_sentence_is_no_payment_terms():
+    doc = text_page(
+        "40: 40 ACME Widgets Ltd.",
+        "500: 40 Thank you, the amount is payable by transfer",
+        "600: 300 Total | 480 120.00",
+    )
+    assert "payment_terms" not in extract_rules(doc).fields
