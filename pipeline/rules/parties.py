@@ -108,16 +108,48 @@ def _party(lines: list[TextLine], line: TextLine, label: LabelHit) -> tuple[str,
                 name = f"{_clean_name(above[-1].text)} {name}"
             return name, other, x0
         if plain is None and _plausible_name(name) and not _NOT_NAME_RE.match(text) and position < 2:
+            if _SALUTATION_RE.fullmatch(name) and position + 1 < len(block):
+                # "Herrn" on its line, the name below it: the addressee is both ("Herrn Max Mustermann")
+                below = _clean_name(block[position + 1][1])
+                if _plausible_name(below) and not find_labels(below, block[position + 1][0]):
+                    name = f"{name} {below}"
             plain = (name, other, box[0])
     return plain
 
 
+# A salutation a letter's address block sets on a line of its own above the addressee's name.
+_SALUTATION_RE = re.compile(
+    r"herrn?|frau|mr\.?|mrs\.?|ms\.?|monsieur|madame|mme\.?|sig\.(?:ra)?|signora?|dhr\.?|mevr\.?|sr\.?|sra\.?",
+    re.I,
+)
+
+
 def find_customer(lines: list[TextLine]) -> tuple[str, TextLine] | None:
-    """The customer name: the name in the first block introduced by a customer label."""
+    """The customer name: the name in the first block introduced by a customer label, else the
+    addressee under a window envelope's sender line (``_addressee``)."""
     for line, label in section_starts(lines, "customer"):
         found = _party(lines, line, label)
         if found:
             return found[0], found[1]
+    return _addressee(lines)
+
+
+def _addressee(lines: list[TextLine]) -> tuple[str, TextLine] | None:
+    """The first line of the address block right under a sender line ("ACME GmbH · Street 5 ·
+    12345 City", set small above a window envelope's address field: DIN 5008's return address),
+    where no label names the customer."""
+    for line in lines:
+        parts = [p for p in re.split(r"\s[-–|•·]\s", line.text) if p.strip()]
+        if len(parts) < 3 or not any(POSTCODE_RE.search(p) for p in parts[1:]):
+            continue
+        below = block_below(lines, line, line.bbox[0], max_lines=1)
+        if not below:
+            return None
+        other, text, box = below[0]
+        name = _clean_name(text)
+        if abs(box[0] - line.bbox[0]) > 2 * line.height or not _plausible_name(name) or find_labels(name, other):
+            return None
+        return name, other
     return None
 
 

@@ -1530,3 +1530,36 @@ def test_a_word_in_a_sentence_is_no_payment_terms():
         "600: 300 Total | 480 120.00",
     )
     assert "payment_terms" not in extract_rules(doc).fields
+
+
+def test_a_salutation_on_its_own_line_opens_the_addressees_name():
+    doc = ocr_page(
+        "100: 80 Verkäufer:",
+        "130: 80 MVM Musterhafter Versicherungsverein a.G.",
+        "160: 80 Musterstr. 12",
+        "190: 80 DE 12345 Musterstadt",
+        "250: 80 Käufer/Leistungsempfänger:",
+        "280: 80 Herrn",
+        "300: 80 Max Mustermann",
+        "320: 80 Musterstr. 11",
+        "600: 300 Gesamtbetrag | 700 120,00 EUR",
+    )
+    assert extract_rules(doc).fields["customer_name"] == "Herrn Max Mustermann"
+
+
+def test_the_addressee_under_a_window_envelopes_sender_line_is_the_customer():
+    """DIN 5008: the sender's name, street and city set small on one line above the address
+    field; no label names the customer."""
+    doc = text_page(
+        "37: 347 Bühler Schnyder GmbH | size 12",
+        "55: 457 Sigriststrasse 35",
+        "67: 490 3487 Rüti",
+        "129: 66 Bühler Schnyder GmbH · Sigriststrasse 35 · 3487 Rüti | size 6",
+        "144: 66 Gerber Meili GmbH | 344 Numéro de facture: 41724",
+        "157: 66 Stockerstrasse 70 | 344 Date de facture: 18/03/2025",
+        "171: 66 3803 Uster",
+        "600: 300 Total TTC | 480 120,00 CHF",
+    )
+    fields = extract_rules(doc).fields
+    assert fields["customer_name"] == "Gerber Meili GmbH"
+    assert fields["vendor_name"] == "Bühler Schnyder GmbH"
