@@ -7,7 +7,6 @@ layout (columns of a table, the value right of a label) and for evidence.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 BBox = tuple[float, float, float, float]
@@ -36,9 +35,7 @@ class Line:
 class Page:
     """One page: 1-based ``number``, size in the units of its boxes, lines top to bottom.
 
-    ``source`` is ``"text_layer"`` (exact text from the PDF) or ``"ocr"``. ``skew`` is the slope
-    (dy/dx) an OCR'd page lay at and that was taken out (``pipeline.reading.text.page_skew``):
-    its boxes are those of the page turned upright about its centre, 0.0 when it lay straight.
+    ``source`` is ``"text_layer"`` (exact text from the PDF) or ``"ocr"``.
     """
 
     number: int
@@ -46,7 +43,6 @@ class Page:
     height: float
     lines: tuple[Line, ...]
     source: str
-    skew: float = 0.0
 
     @property
     def text(self) -> str:
@@ -80,25 +76,6 @@ class DocumentText:
     @property
     def lines(self) -> list[tuple[Page, Line]]:
         return [(page, line) for page in self.pages for line in page.lines]
-
-    def image_box(self, page_number: int | None, bbox: list[float] | None) -> list[float] | None:
-        """``bbox`` (``[x0, y0, x1, y1]`` on page ``page_number`` as the pipeline reads it) in the
-        pixels of the page image as uploaded or rendered: the box that encloses it once the
-        skew taken out of the page (``Page.skew``) is put back. Evidence is shown over the image
-        (the review page), while the rules read the page upright. Unchanged for a straight page,
-        a page not in the document, or no box."""
-        page = next((p for p in self.pages if p.number == page_number), None)
-        if bbox is None or page is None or not page.skew:
-            return bbox
-        angle = math.atan(page.skew)
-        cos, sin = math.cos(angle), math.sin(angle)
-        cx, cy = page.width / 2, page.height / 2
-        x0, y0, x1, y1 = bbox
-        xs, ys = [], []
-        for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):
-            xs.append(cx + (x - cx) * cos - (y - cy) * sin)
-            ys.append(cy + (x - cx) * sin + (y - cy) * cos)
-        return [round(min(xs), 1), round(min(ys), 1), round(max(xs), 1), round(max(ys), 1)]
 
     @property
     def ocr_confidence(self) -> float | None:

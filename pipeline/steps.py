@@ -541,7 +541,7 @@ def finish_step(work: Work, kit: Kit) -> None:
         routing_reason=routing_reason(work, kit, decisions, chosen),
         vendor_id=work.vendor_id,
         field_sources={name: source[name] for name in source if data.get(name) is not None},
-        evidence=_image_frame(_scored_evidence(evidence, work.scores or {}, data), doc),
+        evidence=_scored_evidence(evidence, work.scores or {}, data),
         key_confidence=p,
     )
 
@@ -594,14 +594,6 @@ def _scored_evidence(evidence: dict[str, dict], scores: dict[str, FieldScore], d
         where = score.chosen.evidence
         if where:
             item.update(page=where["page"], bbox=[float(v) for v in where["bbox"]], text=where["text"])
-    return evidence
-
-
-def _image_frame(evidence: dict[str, dict], doc) -> dict[str, dict]:
-    """The evidence with its boxes in the pixels of the page images (``DocumentText.image_box``):
-    a skewed scan is read upright, its evidence is shown over the scan."""
-    for item in evidence.values():
-        item["bbox"] = doc.image_box(item.get("page"), item.get("bbox"))
     return evidence
 
 

@@ -22,9 +22,6 @@ MIN_TEXT_LAYER_CHARS = 20  # measurements.md: fewer characters than this is a sc
 # Larger pages are rendered at a lower resolution instead of taking the worker's memory (issue 28:
 # a 200 x 200 inch page at 200 dpi is 1.6 billion pixels).
 OCR_MAX_PIXELS = 36_000_000
-# The largest skew taken out of an OCR'd page, as a slope (dy/dx): about 3 degrees, what a
-# scanner's feeder or a phone held by hand gives. Beyond it a page is read as it lies.
-MAX_SKEW = 0.05
 
 
 class UnreadableDocument(ValueError):
@@ -68,69 +65,6 @@ def group_lines(segments: list[tuple[str, tuple[float, float, float, float], flo
         lines.append(Line(" ".join(w.text for w in words), bbox, words, sum(confs) / len(confs) if confs else None))
     lines.sort(key=lambda line: (line.bbox[1], line.bbox[0]))
     return lines
-
-
-def page_skew(segments: list[tuple[str, tuple[float, float, float, float], float | None]]) -> float:
-    """The slope (dy/dx: pixels down per pixel right) of the text lines of an OCR'd page that a
-    scanner or a phone skewed. Of 41 slopes within ``MAX_SKEW`` either way, the one that sets the
-    most pairs of segments side by side (apart horizontally, of like height, their centres within
-    a quarter of a line once the slope is taken out), refined to the median slope of the pairs it
-    aligns; 0.0 unless it aligns a fifth more pairs (and three more) than 0.0 does, so that a
-    straight page is read exactly as before. The
-    projection-profile idea of classic deskewing (Postl, 1986), counted on OCR boxes instead of
-    pixels: the boxes are there already, and a line's words stand at its slope."""
-    import numpy as np
-
-    boxes = np.array([s[1] for s in segments], dtype=float).reshape(-1, 4)
-    if len(boxes) < 4:
-        return 0.0
-    xc, yc = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-    h = np.maximum(boxes[:, 3] - boxes[:, 1], 1.0)
-    i, j = np.triu_indices(len(boxes), 1)
-    dx, dy, low = xc[j] - xc[i], yc[j] - yc[i], np.minimum(h[i], h[j])
-    keep = (
-        ((boxes[i, 0] > boxes[j, 2]) | (boxes[j, 0] > boxes[i, 2]))  # apart, not one above the other
-        & (np.maximum(h[i], h[j]) <= 1.5 * low)
-        & (np.abs(dy) <= MAX_SKEW * np.abs(dx) + 0.5 * low)
-    )
-    dx, dy, low = dx[keep], dy[keep], low[keep]
-    slopes = np.linspace(-MAX_SKEW, MAX_SKEW, 41)
-    counts = [int(np.sum(np.abs(dy - s * dx) < 0.25 * low)) for s in slopes]
-    best = int(np.argmax(counts))
-    if counts[best] < 1.2 * counts[20] + 3:
-        return 0.0
-    # the slopes next to the best align the same pairs: the pairs' own median slope is the page's
-    aligned = np.abs(dy - slopes[best] * dx) < 0.25 * low
-    return round(float(np.median(dy[aligned] / dx[aligned])), 5)
-
-
-def deskewed(
-    segments: list[tuple[str, tuple[float, float, float, float], float | None]],
-    skew: float,
-    width: float,
-    height: float,
-) -> list[tuple[str, tuple[float, float, float, float], float | None]]:
-    """``segments`` of a ``width`` x ``height`` page as they lie once the page is turned by
-    ``-atan(skew)`` about its centre (``page_skew``): each box's centre turned, and its size that
-    of the upright text whose turned box the OCR enclosed (a box of w x h turned by t encloses
-    w cos t + h sin t by w sin t + h cos t; solved for w and h). The whole page moves into one
-    frame, so that lines, columns and the blocks of a header keep their places relative to each
-    other."""
-    if not skew:
-        return list(segments)
-    angle = math.atan(skew)
-    cos, sin = math.cos(-angle), math.sin(-angle)
-    c, t = math.cos(abs(angle)), math.sin(abs(angle))
-    cx, cy = width / 2, height / 2
-    out = []
-    for text, (x0, y0, x1, y1), conf in segments:
-        bw, bh = x1 - x0, y1 - y0
-        w = max((bw * c - bh * t) / (c * c - t * t), 0.5 * bw)
-        h = max((bh * c - bw * t) / (c * c - t * t), 0.25 * bh)
-        mx, my = (x0 + x1) / 2 - cx, (y0 + y1) / 2 - cy
-        nx, ny = cx + mx * cos - my * sin, cy + mx * sin + my * cos
-        out.append((text, (nx - w / 2, ny - h / 2, nx + w / 2, ny + h / 2), conf))
-    return out
 
 
 def text_layer_words(textpage, height: float) -> list[tuple[str, tuple[float, float, float, float], None]]:
@@ -204,9 +138,7 @@ def ocr_page(image, number: int, engine) -> tuple[Page, str]:
     by = getattr(engine, "recognize_by", None)
     name, lines = by(image) if by else (engine.name, engine.recognize(image))
     segments = [(line.text, line.bbox, line.confidence) for line in lines]
-    skew = page_skew(segments)
-    segments = deskewed(segments, skew, image.width, image.height)
-    return Page(number, float(image.width), float(image.height), tuple(group_lines(segments)), "ocr", skew), name
+    return Page(number, float(image.width), float(image.height), tuple(group_lines(segments)), "ocr"), name
 
 
 def _joined(names: list[str]) -> str | None:

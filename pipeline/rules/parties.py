@@ -277,9 +277,6 @@ def _name_from_cell(raw: str) -> tuple[str, float, str | None]:
         # a Chinese name is one run of characters, its legal form glued on: a slogan or a label
         # before it is another word ("诚信经营 品质保证 巨奥信息有限公司", "销 名 称: 飞利信网络有限公司")
         return _clean_name(raw[: company.end()].split()[-1]), 0.0, None
-    if company and raw.rstrip().endswith(":") and raw[company.end() :].strip(" :"):
-        # the next column's label joined the name ("ACME GmbH Rechnung an:"): its value stands below
-        return _clean_name(raw[: company.end()]), 0.0, None
     if company and len(raw) > 60:
         head = raw[: company.end()]
         head = re.split(r"[:;]|\s[-–]\s|\b(?:by|von|par|door)\b", head)[-1]

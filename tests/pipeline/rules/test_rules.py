@@ -1437,18 +1437,6 @@ def test_after_a_deposit_the_amount_to_pay_is_the_balance_and_the_total_the_invo
     assert (fields["total_amount"], fields["balance_amount"]) == (Decimal("1083.05"), Decimal("733.05"))
 
 
-def test_the_next_columns_label_is_no_part_of_the_name_before_it():
-    """A scan read upright: the vendor's name and the bill-to label beside it share a line, the
-    customer's name stands below the label."""
-    doc = ocr_page(
-        "100: 80 Marcos Bermudez Portero S.Com. | 240 Facturar a:",  # one cell: two letters apart
-        "130: 80 Camino de Zacarías Jimenez 43 | 240 Alvarado y Bolaños S.A.",
-        "160: 80 38215 Zaragoza | 240 Plaza de Ruperto Ropero 337",
-        "600: 300 Total factura | 700 1.724,98 €",
-    )
-    assert extract_rules(doc).fields["vendor_name"] == "Marcos Bermudez Portero S.Com."
-
-
 def test_an_industrial_estate_is_no_tax_label_in_a_receipts_address():
     """ "ust" (a German tax label) stood inside "PERINDUSTRIAN" and ended the address there."""
     doc = ocr_page(
