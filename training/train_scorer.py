@@ -764,10 +764,9 @@ def expected_precision(right: int, done: int) -> float:
     return (right + 1) / (done + 2)
 
 
-def promised_precision(outcomes: list[DocOutcome], threshold: Cut) -> float:
-    """The precision the scorer itself promises for the documents that complete at
-    ``threshold``: the mean of their probabilities (0.0 where none completes)."""
-    done = completed(served(outcomes, threshold), threshold)
+def promised_precision(done: list[DocOutcome]) -> float:
+    """The precision the scorer itself promises for the completed documents ``done``
+    (``completed``): the mean of their probabilities (0.0 where none completes)."""
     return sum(o.probability for o in done) / len(done) if done else 0.0
 
 
@@ -790,11 +789,12 @@ def thresholds(outcomes: list[DocOutcome]) -> dict[str, dict[str, float]]:
         for target in TARGETS:
             chosen = NEVER
             for t in grid:  # lowest first: the first that keeps the precision completes most
-                _, done, right = coverage(mine, t)
+                done = completed(served(mine, t), t)
+                right = sum(o.right for o in done)
                 if (
-                    done >= MIN_COMPLETED
-                    and expected_precision(right, done) >= target
-                    and promised_precision(mine, t) >= target
+                    len(done) >= MIN_COMPLETED
+                    and expected_precision(right, len(done)) >= target
+                    and promised_precision(done) >= target
                 ):
                     chosen = t
                     break

@@ -56,10 +56,10 @@ from pipeline.rules.labels import (
     URL_RE,
     VAT_RE,
 )
-from pipeline.rules.layout import TextLine, annotate, build_lines, section_starts, split_cells
+from pipeline.rules.layout import TextLine, annotated_lines, section_starts, split_cells
 from pipeline.rules.parties import NAME_LABEL_RE, customer_zone, vendor_candidates
 from pipeline.values.money import agree, cash_rounded, cents, is_amount, rounds_to, same_amount, to_amount
-from pipeline.values.parsers import detect_currency, find_dates, guess_dayfirst
+from pipeline.values.parsers import detect_currency
 
 __all__ = ["Candidate", "FEATURES", "PROPOSERS", "candidates", "same_value"]
 
@@ -265,10 +265,7 @@ def candidates(
     its normalised header fields; ``rules_lines``: the rules' line items (for the sum of the
     lines); ``model_ran``: whether the model was asked (its silence then says something);
     ``profile_support``: field -> approvals that back the vendor profile's proposal."""
-    lines = build_lines(doc)
-    if lines:
-        dayfirst = guess_dayfirst(doc.text)
-        annotate(lines, dayfirst, not any(find_dates(line.text, dayfirst) for line in lines))
+    lines = annotated_lines(doc)
     ctx = _Context(doc, lines, proposals, model_ran, rules_lines or [], profile_support or {})
     out = {
         "total_amount": _amount_candidates(ctx),

@@ -23,12 +23,11 @@ from pipeline.document import DocumentText
 from pipeline.rules.address import find_address
 from pipeline.rules.amounts import amount_candidates, choose_amounts, is_credit_note, unsign_credit_note
 from pipeline.rules.header import find_currency, find_date_fields, find_invoice_number, find_terms
-from pipeline.rules.layout import TextLine, annotate, build_lines
+from pipeline.rules.layout import TextLine, annotated_lines
 from pipeline.rules.lines import find_line_items
 from pipeline.rules.parties import customer_zone, find_customer, find_email, find_tax_id, find_vendor
 from pipeline.schema import AMOUNT_FIELDS
 from pipeline.values.money import cents
-from pipeline.values.parsers import find_dates, guess_dayfirst
 
 __all__ = ["RulesResult", "address_below", "extract_rules"]
 
@@ -48,15 +47,6 @@ class RulesResult:
     evidence: dict[str, dict] = field(default_factory=dict)
 
 
-def _annotated_lines(doc: DocumentText) -> list[TextLine]:
-    """The document's lines (``build_lines``) with their labels, dates and amounts (``annotate``)."""
-    lines = build_lines(doc)
-    if lines:
-        dayfirst = guess_dayfirst(doc.text)
-        annotate(lines, dayfirst, not any(find_dates(line.text, dayfirst) for line in lines))
-    return lines
-
-
 def address_below(doc: DocumentText, where: dict, name: str) -> tuple[str, dict] | None:
     """The vendor address under a vendor name chosen elsewhere (the learned scorer), read as
     ``extract_rules`` reads the one under its own vendor name (``find_address``): ``where`` is
@@ -64,7 +54,7 @@ def address_below(doc: DocumentText, where: dict, name: str) -> tuple[str, dict]
     as chosen (where it starts on the line is where its block starts). Returns (address, the
     evidence of the address's last line), or None when no line has that box or nothing under
     it reads as an address."""
-    lines = _annotated_lines(doc)
+    lines = annotated_lines(doc)
     line = next(
         (ln for ln in lines if ln.page == where.get("page") and ln.evidence()["bbox"] == list(where.get("bbox") or [])),
         None,
@@ -84,7 +74,7 @@ def extract_rules(doc: DocumentText) -> RulesResult:
     evidence boxes in the units of the page (PDF points or image pixels).
     """
     result = RulesResult()
-    lines = _annotated_lines(doc)
+    lines = annotated_lines(doc)
     if not lines:
         return result
 

@@ -149,10 +149,10 @@ def find_terms(lines: list[TextLine]) -> tuple[str, TextLine] | None:
                 continue  # a header row of a terms table
             return _paragraph(lines, below), below
     for line in lines:  # a terms sentence of its own, at the start of a line or cell or after a colon
-        starts = [start for start, _, _ in split_cells(line)]
+        ends = {start: end for start, end, _ in split_cells(line)}
         for match in TERMS_SENTENCE_RE.finditer(line.text):
-            if match.start() in starts or line.text[: match.start()].rstrip().endswith(":"):
-                end = next((e for st, e, _ in split_cells(line) if st == match.start()), len(line.text))
+            if match.start() in ends or line.text[: match.start()].rstrip().endswith(":"):
+                end = ends.get(match.start(), len(line.text))
                 return line.text[match.start() : end].strip(" .;"), line
     return None
 

@@ -18,7 +18,7 @@ from itertools import pairwise
 from pipeline.document import DocumentText
 from pipeline.rules.labels import LABEL_RES
 from pipeline.rules.ocr import fix_ocr_word, prints_dollars
-from pipeline.values.parsers import find_amounts, find_dates
+from pipeline.values.parsers import find_amounts, find_dates, guess_dayfirst
 
 
 @dataclass
@@ -115,6 +115,17 @@ def find_labels(text: str, line: TextLine) -> list[LabelHit]:
             continue  # "7 % UST": a rate column of a table row, not a label
         chosen.append(LabelHit(kind, weight, start, end, line.span_bbox(start, end)))
     return chosen
+
+
+def annotated_lines(doc: DocumentText) -> list[TextLine]:
+    """The document's lines (``build_lines``) with their labels, dates and amounts (``annotate``),
+    dates read day-first or not as the document's own dates say (``guess_dayfirst``), and loosely
+    where no date reads strictly."""
+    lines = build_lines(doc)
+    if lines:
+        dayfirst = guess_dayfirst(doc.text)
+        annotate(lines, dayfirst, not any(find_dates(line.text, dayfirst) for line in lines))
+    return lines
 
 
 def annotate(lines: list[TextLine], dayfirst: bool, loose_dates: bool) -> None:

@@ -113,7 +113,7 @@ def test_each_reading_gets_the_threshold_that_keeps_its_own_precision():
 def test_a_threshold_keeps_the_precision_the_documents_own_probabilities_promise():
     # 60 right at 0.99, 40 right at 0.6: all 100 right on the folds, but the 40 promise 0.6 each
     outcomes = [outcome(f"a{i}", 0.99, True) for i in range(60)] + [outcome(f"b{i}", 0.6, True) for i in range(40)]
-    assert ts.promised_precision(outcomes, 0.6) == pytest.approx(0.834)
+    assert ts.promised_precision(ts.completed(ts.served(outcomes, 0.6), 0.6)) == pytest.approx(0.834)
     assert ts.thresholds(outcomes)["0.98"]["ocr"] == 0.99
 
 
