@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from pipeline.rules.labels import COUNTRY_RE, EMAIL_RE, PHONE_RE, POSTCODE_RE, STREET_WORDS
-from pipeline.rules.layout import TextLine, block_below, find_labels, strip_label_prefix
+from pipeline.rules.labels import COMPANY_RE, COUNTRY_RE, EMAIL_RE, PHONE_RE, POSTCODE_RE, STREET_WORDS
+from pipeline.rules.layout import TextLine, block_below, find_labels, split_cells, strip_label_prefix
 from pipeline.values.parsers import find_dates
 
 _ADDRESS_LABEL_RE = re.compile(
@@ -18,18 +18,26 @@ _ADDRESS_LABEL_RE = re.compile(
 )
 
 
-# What ends an address block: a tax or registration label, the document's title. Whole words:
-# "ust" (USt-IdNr.) stands inside "PERINDUSTRIAN", "vat" inside "PRIVATE".
+# What ends an address block: a tax or registration label, the document's title, a web
+# address, OCR's "Te1" for "Tel", a Chinese or Thai phone or tax-number label (电话 / 传真 / 税号;
+# โทร, เลขประจำตัว as NFKC spells it). Whole words: "ust" (USt-IdNr.) stands inside
+# "PERINDUSTRIAN", "vat" inside "PRIVATE".
 _STOP_RE = re.compile(
-    r"\b(?:gst|vat|tax|steuer\w*|ust|tva|btw|kvk|terminal)\b|invoice|factuur|facture|receipt|^[\d\s()+/-]{7,}$", re.I
+    r"\b(?:gst|vat|tax|steuer\w*|ust|tva|btw|kvk|terminal)\b|invoice|factuur|facture|receipt|^[\d\s()+/-]{7,}$"
+    r"|\bwww\.|https?://|\bte1\W*\d|电话|传真|税号|โทร|เลขประจ(?:ำ|ํา)ตัว",
+    re.I,
 )
 # A Malaysian company or business registration number alone on its line ("1118258-K",
 # "002693074-K", "JM0517726"): printed between a receipt's name and its address.
 _REGISTRATION_RE = re.compile(r"\(?\s*(?:[A-Z]{1,3}\s*)?\d{5,12}\s*-?\s*[A-Z]\s*\)?|\(?[A-Z]{2}\d{6,10}\)?")
 # A tax or registration number's line ("GST NO: 001800839168", "(GST ID No001285423104)").
 _TAX_ID_LINE_RE = re.compile(r"\b(?:gst|sst|vat|tax|reg(?:istration)?)\b.*\d{6}", re.I)
-# A phone or fax number after the postcode and city on their line.
-_TRAILING_PHONE_RE = re.compile(r"[\s,.;]+(?:tel|fax|h/?p|phone|t)\b\W*(?:no\b)?\W*\+?\d[\d\s()+/-]{5,}.*$", re.I)
+# A phone or fax number after the postcode and city on their line ("Te1": OCR's "Tel").
+_TRAILING_PHONE_RE = re.compile(r"[\s,.;]+(?:te[l1]|fax|h/?p|phone|t)\b\W*(?:no\b)?\W*\+?\d[\d\s()+/-]{5,}.*$", re.I)
+# A company: a legal form, or a registration number in brackets at the end of its name.
+_COMPANY_LINE_RE = re.compile(rf"{COMPANY_RE.pattern}|\(\s*\d{{5,12}}\s*-?\s*[A-Z]\s*\)\s*$", re.I)
+# An item line: a price at its end, with or without a tax code ("22241 WS CUT SCISSORS 18.00 S").
+_ITEM_LINE_RE = re.compile(r"\d[.,]\d{2}\s*[A-Z*]{0,2}\s*$", re.I)
 # Words of a street (``STREET_WORDS``), or of a building or district as receipts print them: a
 # line without digits that has none of them, right under a receipt's name, is no address yet.
 _ADDRESS_WORD_RE = re.compile(
@@ -47,6 +55,8 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
     parts, last_line = [], None
     centre = None
     block = _centred_below(lines, vendor_line) if vendor_line.ocr else block_below(lines, vendor_line, x0, 7)
+    if not block and not vendor_line.ocr:
+        block = _column_below(lines, vendor_line)  # centred under the name, or set flush right
     for position, (other, text, _box) in enumerate(block):
         if vendor_line.ocr and (other.bbox[0] > vendor_line.bbox[2] or other.bbox[2] < vendor_line.bbox[0]):
             continue  # a mark in the margin beside a receipt's centred header
@@ -75,6 +85,10 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
             break
         if not parts and vendor_line.ocr and not re.search(r"\d", value) and not _ADDRESS_WORD_RE.search(value):
             continue  # a receipt's brand, former name or licensee line between its name and address
+        if not parts and vendor_line.ocr and _COMPANY_LINE_RE.search(value) and not _ADDRESS_WORD_RE.search(value):
+            continue  # its owner ("Dimiliki: banh mi cafe sdn bhd 1110644-W", "Farmasi Maluri S/B(587969-U)")
+        if _ITEM_LINE_RE.search(value):
+            break  # the first item under a header without a postcode
         if any(
             lb.kind not in ("invoice_number", "vendor_tax_id", "tax_amount") for lb in find_labels(value, other)
         ) and not POSTCODE_RE.search(value):
@@ -90,11 +104,19 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
             centre = len(parts)
             break
     if centre is not None:
-        # One trailing line without digits (a state or a branch in brackets) still belongs.
-        nxt = block_below(lines, last_line, x0, 1) if last_line else []
+        # One trailing line without digits (a state or a branch in brackets) still belongs. A
+        # receipt centres it (right of a longer postcode line's start) and prints it tight under
+        # that line: one further down starts another block ("PREPAY CHIT NUMBER").
+        if last_line is None:
+            nxt = []
+        elif vendor_line.ocr:
+            gap = 0.6 * last_line.height
+            nxt = [n for n in _centred_below(lines, last_line)[:1] if n[0].bbox[1] - last_line.bbox[3] < gap]
+        else:
+            nxt = block_below(lines, last_line, x0, 1)
         if (
             nxt
-            and not re.search(r"\d|tel|fax|gst", nxt[0][1], re.I)
+            and not re.search(r"\d|tel|fax|gst|www|https?:|@", nxt[0][1], re.I)
             and not _STOP_RE.search(nxt[0][1])
             and len(nxt[0][1]) < 40
             and not COUNTRY_RE.match(nxt[0][1])
@@ -124,6 +146,33 @@ def _centred_below(lines: list[TextLine], line: TextLine) -> list[tuple[TextLine
         if other.bbox[1] - last.bbox[3] > 1.8 * max(last.height, other.height) or len(out) >= 7:
             break
         out.append((other, other.text, other.bbox))
+        last = other
+    return out
+
+
+def _column_below(lines: list[TextLine], line: TextLine, depth: int = 7) -> list[tuple[TextLine, str, tuple]]:
+    """The cells right under ``line`` (within 1.8 line heights each, up to ``depth``) that share
+    its column: centred under it (a receipt's header) or ending where it ends (a letterhead set
+    flush right)."""
+    out, last = [], line
+    tolerance = 2 * line.height
+    centre = (line.bbox[0] + line.bbox[2]) / 2
+    for other in lines:
+        if other.page != line.page or other.bbox[1] <= last.bbox[1] + 0.3 * last.height:
+            continue
+        if other.bbox[1] - last.bbox[3] > 1.8 * max(last.height, other.height) or len(out) >= depth:
+            break
+        cell = next(
+            (
+                c
+                for c in split_cells(other)
+                if abs((c[2][0] + c[2][2]) / 2 - centre) <= tolerance or abs(c[2][2] - line.bbox[2]) <= tolerance
+            ),
+            None,
+        )
+        if cell is None:
+            break
+        out.append((other, other.text[cell[0] : cell[1]], cell[2]))
         last = other
     return out
 

@@ -160,14 +160,16 @@ def find_terms(lines: list[TextLine]) -> tuple[str, TextLine] | None:
 # A payment-terms sentence that needs no label, by the words it opens with: "Zahlbar innerhalb 14
 # Tagen ohne Abzug", "15 Tage netto", "Net 30 days", "Payable within 30 days", "Te voldoen binnen
 # 14 dagen", "Pagamento a 30 giorni data fattura", "Vencimiento a 30 días", "Pago a 30 días",
-# "Règlement à 30 jours date de facture", "ชำระภายใน 30 วัน", "เครดิต 60 วัน".
+# "Règlement à 30 jours date de facture", "ชำระภายใน 30 วัน", "เครดิต 60 วัน", "Betaaltermijn 14 dagen",
+# "开票后7天内付款" (within 7 days of the invoice), "付款期限：30天" (payment term), "货到付款" (on delivery).
 TERMS_SENTENCE_RE = re.compile(
     r"zahlbar\b|bei\s+zahlung\s+innerhalb|zahlung\s+(?:innerhalb|bis|sofort)|\d+\s+tage\s+netto"
     r"|net\s*\d+\b|payable\s+(?:within|by|on|upon|immediately)|payment\s+(?:due\s+)?(?:within|upon|on\s+receipt)"
-    r"|due\s+(?:on|upon)\s+receipt|te\s+voldoen\s+binnen|betaling\s+binnen|direct\s+betalen"
-    r"|pagamento\s+(?:a|entro|alla)\b|rimessa\s+diretta|vencimiento\s+a\b|pago\s+a\s+\d+"
+    r"|due\s+(?:on|upon)\s+receipt|te\s+voldoen\s+binnen|betaling\s+binnen|direct\s+betalen|betaaltermijn\s+\d+"
+    r"|pagamento\s+(?:a|entro|alla)\b|rimessa\s+diretta|vencimiento\s+a\b|pago\s+a\s*\d+"
     r"|transferencia\s+bancaria\s+a\s+\d+|r[èe]glement\s+[àa]\b|paiement\s+[àa]\s+\d+"
-    r"|ช(?:ำ|ํา)ระภายใน|เครดิต\s*\d+\s*วัน",  # NFKC spells sara am as nikhahit and sara aa
+    r"|ช(?:ำ|ํา)ระภายใน|เครดิต\s*\d+\s*วัน"  # NFKC spells sara am as nikhahit and sara aa
+    r"|开票后\s*\d+\s*天内付款|付款期限|货到付款",
     re.I,
 )
 

@@ -372,8 +372,10 @@ def find_email(lines: list[TextLine], customer_zone: set, vendor: str | None) ->
             score = 0.0
             if (line.page, line.index, int(box[0] // 40)) in customer_zone:
                 score -= 3
+            # a customer's or a contact person's line; the address itself may be "contact@..."
+            rest = line.text[: match.start()] + " " + line.text[match.end() :]
             if any(lb.kind == "customer" for lb in line.labels) or re.search(
-                r"contact|abonn|client|kunde|klant", line.text, re.I
+                r"contact|abonn|client|kunde|klant", rest, re.I
             ):
                 score -= 1
             domain = match.group(0).split("@")[1].lower()

@@ -1495,6 +1495,116 @@ def test_a_title_below_a_receipts_city_is_no_part_of_its_address():
     assert extract_rules(doc).fields["vendor_address"] == "NO. 53, JALAN BESAR, 45600 BATANG BERJUNTAI"
 
 
+def test_a_receipts_state_line_centred_under_its_postcode_line_belongs_to_its_address():
+    """A receipt centres its header: the state under a postcode line that starts further left
+    is still the address's last line; a web address there, or a line further down, is not."""
+    doc = ocr_page(
+        "100: 75 TEO HENG STATIONERY &BOOKS | size 26",
+        "130: 122 NO. 53, JALAN BESAR, 45600 BATANG BERJUNTAI | size 26",
+        "156: 214 SELANGOR DARUL EHSAN | size 26",
+        "182: 153 TEL:03-3271 9872 | size 26",
+        "600: 50 Total | 300 14.00",
+    )
+    assert extract_rules(doc).fields["vendor_address"] == (
+        "NO. 53, JALAN BESAR, 45600 BATANG BERJUNTAI, SELANGOR DARUL EHSAN"
+    )
+    for row in ("156: 200 www.moonlightcake.com | size 26", "196: 160 PREPAY CHIT NUMBER | size 26"):
+        doc = ocr_page(
+            "100: 75 TEO HENG STATIONERY &BOOKS | size 26",
+            "130: 122 NO. 53, JALAN BESAR, 45600 BATANG BERJUNTAI | size 26",
+            row,
+            "600: 50 Total | 300 14.00",
+        )
+        assert extract_rules(doc).fields["vendor_address"] == "NO. 53, JALAN BESAR, 45600 BATANG BERJUNTAI"
+
+
+def test_a_receipts_owner_line_and_ocrs_te1_phone_are_no_address():
+    """ "Dimiliki: ... sdn bhd 1110644-W" (owned by) above the street is passed over, as is a
+    company with its registration in brackets; "Te1:" (OCR's "Tel:") ends the address."""
+    for owner in ("Dimiliki: banh mi cafe sdn bhd 1110644-W", "Farmasi Maluri S/B(587969-U)"):
+        doc = ocr_page(
+            "100: 200 Banh Mi CafE | size 26",
+            f"130: 76 {owner} | size 26",
+            "160: 169 No. 1 Jalan Puteri 7/10 | size 26",
+            "190: 145 Bandar Puteri, 47100 Puchong | size 26",
+            "220: 160 Te1:03-62584088 | size 26",
+            "600: 50 Total | 300 14.00",
+        )
+        assert extract_rules(doc).fields["vendor_address"] == "No. 1 Jalan Puteri 7/10, Bandar Puteri, 47100 Puchong"
+
+
+def test_a_receipts_first_item_ends_an_address_without_a_postcode():
+    doc = ocr_page(
+        "100: 63 Watson's Personal Care Stores Sdn Bhd | size 26",
+        "130: 139 USJ Summit, Subang (SS) | size 26",
+        "160: 54 22241 WS CUT SCISSORS 18.00 S | size 26",
+        "190: 54 64542 QVS TEMPO TWEEZER 17.90 ss | size 26",
+        "600: 50 Total | 300 35.90",
+    )
+    assert extract_rules(doc).fields["vendor_address"] == "USJ Summit, Subang (SS)"
+
+
+def test_a_text_layer_address_centred_under_the_name_or_set_flush_right_is_read():
+    """Under a name that starts further in (a centred receipt) or ends where its lines end (a
+    letterhead set flush right), the address lines do not start where the name starts."""
+    doc = text_page(
+        "25: 96 Drewes | size 8",
+        "37: 75 Schmiedtring 7/6 | size 8",
+        "48: 63 04369 Marktheidenfeld | size 8",
+        "58: 87 Deutschland | size 8",
+        "69: 61 Telefon : (09790) 916548 | size 8",
+        "300: 20 Summe | 180 354,00",
+    )
+    assert extract_rules(doc).fields["vendor_address"] == "Schmiedtring 7/6, 04369 Marktheidenfeld"
+    doc = text_page(
+        "36: 371 Hofer Steiner Treuhand AG | size 10",  # ends at x 501, as the lines below
+        "52: 424 Wüthrichstrasse 61 | size 8",
+        "62: 437 2048 Volketswil | size 8",
+        "129: 66 Hofer Steiner Treuhand AG · Wüthrichstrasse 61 · 2048 Volketswil | size 6",
+        "600: 300 Total | 480 CHF 120.00",
+    )
+    assert extract_rules(doc).fields["vendor_address"] == "Wüthrichstrasse 61, 2048 Volketswil"
+
+
+def test_a_vendor_email_named_contact_is_the_vendors():
+    """ "contact" on a line is a customer's or contact person's label; the address itself may be
+    "contact@...": it is read (the word outside the address still counts against it)."""
+    doc = text_page(
+        "60: 50 HAUSER ALBRECHT AG",
+        "72: 50 Wüthrichstrasse 61 | 250 contact@bieri.ch | 400 IBAN CH86 7741 0256 8656 9860 05",
+        "84: 50 2048 Volketswil",
+        "400: 300 Total | 480 CHF 120.00",
+    )
+    assert extract_rules(doc).fields["vendor_email"] == "contact@bieri.ch"
+    doc = text_page(
+        "60: 50 BIERI AG",
+        "72: 50 Wüthrichstrasse 61",
+        "300: 50 Contact person: anna@example.org",
+        "400: 300 Total | 480 CHF 120.00",
+    )
+    assert extract_rules(doc).fields.get("vendor_email") is None
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "46: 84 电话: 15102760844",
+        "46: 84 www.xindashop.com.cn",
+        "46: 84 โทร: 0-2360-6115",
+        "46: 84 เลขประจำตัวผู้เสียภาษี: 0449641964995",
+    ],
+)
+def test_a_web_address_or_a_chinese_or_thai_phone_label_ends_the_address(row):
+    doc = text_page(
+        "24: 72 毕博诚网络有限公司",
+        "36: 56 海南省峰市上街大冶街g座 155803",
+        row,
+        "71: 95 收款收据",
+        "300: 15 合计 | 150 368.17",
+    )
+    assert extract_rules(doc).fields["vendor_address"] == "海南省峰市上街大冶街g座 155803"
+
+
 @pytest.mark.parametrize(
     "row, terms",
     [
@@ -1502,6 +1612,10 @@ def test_a_title_below_a_receipts_city_is_no_part_of_its_address():
         ("500: 40 Condizioni di pagamento: Pagamento a 7 giorni data fattura", "Pagamento a 7 giorni data fattura"),
         ("500: 40 IBAN DE02120300000000202051 | 400 Net 15 days", "Net 15 days"),
         ("500: 40 ชำระภายใน 14 วัน", "ชําระภายใน 14 วัน"),  # as NFKC spells it
+        ("500: 40 Betaling: Betaaltermijn 14 dagen", "Betaaltermijn 14 dagen"),
+        ("500: 40 结算方式: 开票后7天内付款", "开票后7天内付款"),
+        ("500: 40 付款期限：30天", "付款期限:30天"),  # NFKC: the full-width colon
+        ("500: 40 Forma de pago: Pago a30 días", "Pago a30 días"),  # OCR glued "a30"
     ],
 )
 def test_payment_terms_that_need_no_label(row, terms):
