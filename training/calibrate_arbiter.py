@@ -9,7 +9,9 @@ For every document of fold ``training.dataset.HOLDOUT_FOLD`` (real receipts and 
 the training set, read from their text layer and as OCR'd pages, and synthetic documents), it
 runs the appliance's own steps (``pipeline.steps``, in-process through ``training.extraction``)
 up to the arbiter: the layout rules and the extraction model (the bundled Gemma 3 270M with the
-adapter, one llama.cpp context), then arbitration with the rules preferred; and marks each
+adapter, one llama.cpp context), asked every document (serving asks it only where the scorer is
+unsure), then arbitration with the rules preferred and the scorer off (the table serves the
+fields the scorer does not decide, and every field where ``review.scorer = false``); and marks each
 labelled header field right or wrong with the reference scorer's ``field_ok``
 (../shared/bench/score.py, imported by path). Per field it counts:
 
@@ -56,6 +58,7 @@ from pipeline.values.money import to_json
 from training.dataset import HOLDOUT_FOLD, fold_of, read_task, real_tasks, synth_dir_tasks
 from training.extraction import extractor
 from training.scorer import load_scorer
+from training.train_scorer import MODEL_STEP, NO_SCORER, UP_TO_RULES
 
 REPO = Path(__file__).resolve().parents[1]
 # the texts are read already (training.dataset's cache); the line items are not scored here
@@ -174,18 +177,24 @@ def label(args, answers: dict[str, dict] | None = None) -> tuple[list[dict], dic
     print(f"{len(tasks)} hold-out documents (fold {HOLDOUT_FOLD})", file=sys.stderr)
     records = []
     started = time.perf_counter()
-    tool = extractor(llm=backend)
+    # the arbiter's own decisions: the table serves the fields the scorer does not decide, and
+    # every key field where an operator turns the scorer off (review.scorer = false)
+    tool = extractor(llm=backend, review_scorer_dir=NO_SCORER)
     for done, task in enumerate(tasks, 1):
         key, doc = read_task(task)
         info = meta[key]
         if not doc.text.strip():
             continue
-        replay = None if backend is not None else LlmAnswer(fields=normalise.fields(answers.get(key, {})))
+        if backend is not None:
+            # every document asked, every field: serving asks the model only where the scorer is
+            # unsure, which would leave few disputes to measure (the rows are not scored here)
+            asked = tool.work(JobContext(key, "image/png"), doc=doc, steps=UP_TO_RULES)
+            MODEL_STEP.run(asked, tool.kit)
+            answers[key] = to_json(asked.answer.fields) if asked.answer else {}
+        replay = LlmAnswer(fields=normalise.fields(answers.get(key, {})))
         work = tool.work(
             JobContext(key, "image/png"), doc=doc, answer=replay, arbiter=RULES_FIRST, steps=UP_TO_DECISION
         )
-        if backend is not None:  # every field asked; the rows are not scored here
-            answers[key] = to_json(work.answer.fields) if work.answer else {}
         rules = normalise.fields(work.rules.fields)
         model = work.answer.fields if work.answer else {}
         decisions = work.decisions

@@ -1,5 +1,6 @@
-"""training.calibrate_arbiter's fit: labelled records in, the arbiter table's rules out (the
-model run that makes the records is exercised by scripts/train-extractor, not here)."""
+"""training.calibrate_arbiter: its fit (labelled records in, the arbiter table's rules out) and
+its labelling (a fake model asked every hold-out document; the real model's run is
+scripts/calibrate-arbiter's)."""
 
 from __future__ import annotations
 
@@ -85,3 +86,49 @@ def test_an_outcome_refined_by_evidence_is_trusted_where_the_plain_one_is_not():
     assert "model:llm+sum" not in table["outcomes"]["total_amount"]
     assert table["trusted"]["total_amount"] == ["agreed:rules+sum", "model:llm"]
     assert table["trusted"]["vendor_name"] == []
+
+
+def test_the_model_answers_every_hold_out_document_and_the_arbiter_decides_without_the_scorer(tmp_path, monkeypatch):
+    """Serving asks the model only where the scorer is unsure, which would leave the table few
+    disputes to learn from: calibration asks it every document, and the key fields it labels are
+    the arbiter's decisions (what serves where an operator turns the scorer off), not the
+    scorer's."""
+    import argparse
+
+    import pytest
+
+    from models import registry
+    from tests.fakes.llm import EchoLLM
+    from tests.paths import SHARED
+    from training.dataset import HOLDOUT_FOLD, fold_of
+    from training.scorer import load_scorer
+    from training.synth import generate
+
+    synth = tmp_path / "synth"
+    synth.mkdir()
+    written, truth = 0, {}
+    for doc in generate(12, seed=5):
+        if doc.stem.endswith("-en") and fold_of(f"synth:synth-{doc.stem}") == HOLDOUT_FOLD:
+            (synth / f"{doc.stem}.pdf").write_bytes(doc.pdf)
+            (synth / f"{doc.stem}.json").write_text(json.dumps(doc.truth))
+            written, truth = written + 1, doc.truth
+    assert written, "no English synthetic document of the hold-out fold among the first 12"
+    (tmp_path / "train").mkdir()
+    backend = EchoLLM({k: v for k, v in truth.items() if k != "line_items"})  # the model reads it right
+    monkeypatch.setattr(registry, "load_llm", lambda *args, **kwargs: backend)
+    if not (SHARED / "bench" / "score.py").is_file():
+        pytest.skip("../shared/bench/score.py (the reference scorer that labels the fields) is absent")
+    monkeypatch.setattr(calibrate_arbiter, "load_scorer", lambda _: load_scorer(SHARED / "datasets"))
+    args = argparse.Namespace(
+        train_dir=tmp_path / "train",
+        synth_dir=[synth],
+        cache=tmp_path / "cache",
+        limit=160,
+        threads=1,
+        model=None,
+        adapter="",
+    )
+    records, answers = calibrate_arbiter.label(args)
+    assert len(backend.calls) == written == len(answers)
+    assert records and not [r for r in records if r["outcome"].startswith("scored")]
+    assert {r["outcome"] for r in records if r["field"] == "total_amount"} == {"agreed:rules"}
