@@ -9,7 +9,15 @@ from __future__ import annotations
 
 import re
 
-from pipeline.rules.labels import COMPANY_RE, COUNTRY_RE, EMAIL_RE, PHONE_RE, POSTCODE_RE, STREET_WORDS
+from pipeline.rules.labels import (
+    COMPANY_RE,
+    COUNTRY_RE,
+    EMAIL_RE,
+    PHONE_RE,
+    POSTCODE_RE,
+    SALUTATION_RE,
+    STREET_WORDS,
+)
 from pipeline.rules.layout import TextLine, block_below, find_labels, split_cells, strip_label_prefix
 from pipeline.values.parsers import find_dates
 
@@ -78,6 +86,7 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
         if (
             EMAIL_RE.search(value)
             or PHONE_RE.search(value)
+            or SALUTATION_RE.fullmatch(value)  # "Herrn": the addressee's block (DIN 5008)
             or find_dates(value, loose=True)
             or _STOP_RE.search(value)
             or registration

@@ -302,6 +302,13 @@ EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 URL_RE = re.compile(r"\b(?:https?://|www\.)\S+|\b\S+\.(?:com|de|fr|nl|net|org|my)\b", re.I)
 
 
+# A salutation a letter's address block sets on a line of its own above the addressee's name.
+SALUTATION_RE = re.compile(
+    r"herrn?|frau|mr\.?|mrs\.?|ms\.?|monsieur|madame|mme\.?|sig\.(?:ra)?|signora?|dhr\.?|mevr\.?|sr\.?|sra\.?",
+    re.I,
+)
+
+
 PHONE_RE = re.compile(r"(?:tel|phone|fax|telefon|t\.|f\.)\W*[+\d(]", re.I)
 
 

@@ -16,6 +16,7 @@ from pipeline.rules.labels import (
     COUNTRY_RE,
     EMAIL_RE,
     POSTCODE_RE,
+    SALUTATION_RE,
     STREET_WORDS,
     TITLE_RE,
     URL_RE,
@@ -108,20 +109,13 @@ def _party(lines: list[TextLine], line: TextLine, label: LabelHit) -> tuple[str,
                 name = f"{_clean_name(above[-1].text)} {name}"
             return name, other, x0
         if plain is None and _plausible_name(name) and not _NOT_NAME_RE.match(text) and position < 2:
-            if _SALUTATION_RE.fullmatch(name) and position + 1 < len(block):
+            if SALUTATION_RE.fullmatch(name) and position + 1 < len(block):
                 # "Herrn" on its line, the name below it: the addressee is both ("Herrn Max Mustermann")
                 below = _clean_name(block[position + 1][1])
                 if _plausible_name(below) and not find_labels(below, block[position + 1][0]):
                     name = f"{name} {below}"
             plain = (name, other, box[0])
     return plain
-
-
-# A salutation a letter's address block sets on a line of its own above the addressee's name.
-_SALUTATION_RE = re.compile(
-    r"herrn?|frau|mr\.?|mrs\.?|ms\.?|monsieur|madame|mme\.?|sig\.(?:ra)?|signora?|dhr\.?|mevr\.?|sr\.?|sra\.?",
-    re.I,
-)
 
 
 def find_customer(lines: list[TextLine]) -> tuple[str, TextLine] | None:

@@ -1566,6 +1566,23 @@ def test_a_text_layer_address_centred_under_the_name_or_set_flush_right_is_read(
     assert extract_rules(doc).fields["vendor_address"] == "Wüthrichstrasse 61, 2048 Volketswil"
 
 
+def test_the_addressees_block_under_the_vendors_name_is_no_vendor_address():
+    """ "Herrn" on its own line opens the addressee's block (DIN 5008): the letterhead has no
+    address of its own here, and the customer's is not the vendor's."""
+    doc = text_page(
+        "73: 72 MVM Musterhafter",
+        "84: 71 Versicherungsverein Musterstadt a.G.",
+        "107: 72 Herrn",
+        "119: 72 Max Mustermann",
+        "130: 72 Musterstr. 11",
+        "142: 72 12346 Bad Musterhausen",
+        "600: 300 Gesamtbetrag | 480 529,87 EUR",
+    )
+    fields = extract_rules(doc).fields
+    assert fields["vendor_name"] == "Versicherungsverein Musterstadt a.G."
+    assert "vendor_address" not in fields
+
+
 def test_a_vendor_email_named_contact_is_the_vendors():
     """ "contact" on a line is a customer's or contact person's label; the address itself may be
     "contact@...": it is read (the word outside the address still counts against it)."""
