@@ -31,7 +31,7 @@ _ADDRESS_LABEL_RE = re.compile(
 # โทร, เลขประจำตัว as NFKC spells it). Whole words: "ust" (USt-IdNr.) stands inside
 # "PERINDUSTRIAN", "vat" inside "PRIVATE".
 _STOP_RE = re.compile(
-    r"\b(?:gst|vat|tax|steuer\w*|ust|tva|btw|kvk|terminal)\b|invoice|factuur|facture|receipt|^[\d\s()+/-]{7,}$"
+    r"\b(?:gst|vat|tax|steuer\w*|ust|tva|btw|kvk|terminal)\b|invoice|factuur|facture|receipt|^[:.\s]*[\d\s()+/-]{7,}$"
     r"|\bwww\.|https?://|\bte1\W*\d|电话|传真|税号|โทร|เลขประจ(?:ำ|ํา)ตัว",
     re.I,
 )
@@ -42,8 +42,12 @@ _REGISTRATION_RE = re.compile(r"\(?\s*(?:[A-Z]{1,3}\s*)?\d{5,12}\s*-?\s*[A-Z]\s*
 _TAX_ID_LINE_RE = re.compile(r"\b(?:gst|sst|vat|tax|reg(?:istration)?)\b.*\d{6}", re.I)
 # A phone or fax number after the postcode and city on their line ("Te1": OCR's "Tel").
 _TRAILING_PHONE_RE = re.compile(r"[\s,.;]+(?:te[l1]|fax|h/?p|phone|t)\b\W*(?:no\b)?\W*\+?\d[\d\s()+/-]{5,}.*$", re.I)
-# A company: a legal form, or a registration number in brackets at the end of its name.
-_COMPANY_LINE_RE = re.compile(rf"{COMPANY_RE.pattern}|\(\s*\d{{5,12}}\s*-?\s*[A-Z]\s*\)\s*$", re.I)
+# A company or its registration: a legal form, a registration number at the end of the line
+# ("Farmasi Maluri S/B(587969-U)", "(Subang Jasa) 666770-U"), a long number ("bakery 000965911").
+_COMPANY_LINE_RE = re.compile(
+    rf"{COMPANY_RE.pattern}|\(?\s*\d{{5,12}}\s*-\s*?[A-Z]\s*\)?\s*$|\(\s*\d{{5,12}}\s*[A-Z]\s*\)\s*$|\d{{7,12}}",
+    re.I,
+)
 # An item line: a price at its end, with or without a tax code ("22241 WS CUT SCISSORS 18.00 S").
 _ITEM_LINE_RE = re.compile(r"\d[.,]\d{2}\s*[A-Z*]{0,2}\s*$", re.I)
 # Words of a street (``STREET_WORDS``), or of a building or district as receipts print them: a
@@ -108,7 +112,7 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
             (len(parts) >= 2 or other.ocr)
             and POSTCODE_RE.search(value)
             and not re.search(r"\(", value)
-            and not _postcode_follows(block[position + 1 : position + 2])
+            and not _postcode_follows(block[position + 1 : position + 3])
         ):
             centre = len(parts)
             break
@@ -137,24 +141,32 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
 
 
 def _postcode_follows(following: list[tuple[TextLine, str, tuple]]) -> bool:
-    """Whether the next block line starts with a postcode and a city ("40150 SHAH ALAM"): then
-    a lot number that looked like one ("PT17920,SEKSYEN") does not end the address."""
-    return (
-        bool(following)
-        and bool(re.match(r"^\W*\d{4,6}\s*,?\s*[A-Za-z]", following[0][1]))
-        and bool(POSTCODE_RE.search(following[0][1]))
+    """Whether one of the next block lines starts with a postcode and a city ("40150 SHAH ALAM",
+    OCR's "4600D PETALING JAYA"): then a lot number that looked like one ("PT17920,SEKSYEN",
+    "LOT 1504, BATU 8 1/2") does not end the address."""
+    return any(
+        re.match(r"^\W*\d{3,5}[\dDO]\s*,?\s*[A-Za-z]{2}", text)
+        and POSTCODE_RE.search(re.sub(r"(?<=\d)[DO]\b", "0", text))
+        for _, text, _ in following
     )
 
 
 def _centred_below(lines: list[TextLine], line: TextLine) -> list[tuple[TextLine, str, tuple]]:
-    """Receipts centre their header: the lines below that overlap the name's column."""
+    """Receipts centre their header: the lines below that overlap the name's column, each cut to
+    its cells that do (an OCR'd page's title or invoice number beside the address is no part
+    of it: "Lieferantenstraße 20 ... RECHNUNG")."""
     out, last = [], line
     for other in lines:
         if other.page != line.page or other.bbox[1] <= last.bbox[1] + 0.3 * last.height:
             continue
         if other.bbox[1] - last.bbox[3] > 1.8 * max(last.height, other.height) or len(out) >= 7:
             break
-        out.append((other, other.text, other.bbox))
+        cells = [c for c in split_cells(other) if c[2][2] >= line.bbox[0] and c[2][0] <= line.bbox[2]]
+        if cells:
+            box = (cells[0][2][0], other.bbox[1], cells[-1][2][2], other.bbox[3])
+            out.append((other, other.text[cells[0][0] : cells[-1][1]], box))
+        else:
+            out.append((other, other.text, other.bbox))
         last = other
     return out
 

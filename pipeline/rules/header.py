@@ -149,11 +149,15 @@ def find_terms(lines: list[TextLine]) -> tuple[str, TextLine] | None:
                 continue  # a header row of a terms table
             return _paragraph(lines, below), below
     for line in lines:  # a terms sentence of its own, at the start of a line or cell or after a colon
-        ends = {start: end for start, end, _ in split_cells(line)}
+        cells = [(start, end) for start, end, _ in split_cells(line)]
         for match in TERMS_SENTENCE_RE.finditer(line.text):
-            if match.start() in ends or line.text[: match.start()].rstrip().endswith(":"):
-                end = ends.get(match.start(), len(line.text))
-                return line.text[match.start() : end].strip(" .;"), line
+            start, end = next(((s, e) for s, e in cells if s <= match.start() < e), (0, len(line.text)))
+            lead = line.text[start : match.start()]
+            if re.search(r"\w", lead) and not line.text[: match.start()].rstrip().endswith(":"):
+                continue
+            if lead:  # after a colon or a stray mark (".Bei Zahlung innerhalb 14 Tagen ..."): the rest of the line
+                end = len(line.text)
+            return line.text[match.start() : end].strip(" .;"), line
     return None
 
 

@@ -134,8 +134,8 @@ def _addressee(lines: list[TextLine]) -> tuple[str, TextLine] | None:
     where no label names the customer."""
     for line in lines:
         parts = [p for p in re.split(r"\s[-–|•·]\s", line.text) if p.strip()]
-        if len(parts) < 3 or not any(POSTCODE_RE.search(p) for p in parts[1:]):
-            continue
+        if len(parts) < 3 or not any(POSTCODE_RE.search(p) or _STREET_RE.search(p) for p in parts[1:]):
+            continue  # a street tells it too where the postcode is none the lexicon knows ("E6489H5")
         below = block_below(lines, line, line.bbox[0], max_lines=1)
         if not below:
             return None
@@ -329,6 +329,7 @@ def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLin
         for line in lines
         if not any(lb.kind == "customer_tax_id" for lb in line.labels)
         for match in VAT_RE.finditer(line.text)
+        if not _IBAN_BEFORE_RE.search(line.text[: match.start()])  # "IBAN IT29 5023 ...": its country and check digits
     ]
     valid = [
         (value, line)
@@ -342,6 +343,11 @@ def find_tax_id(lines: list[TextLine], customer_zone: set) -> tuple[str, TextLin
     if best is None:
         return (shaped[0][0], shaped[0][1]) if shaped else None
     return (best[1], best[2])
+
+
+# An IBAN's label right before a value: what follows is the IBAN, whose country code and check
+# digits look like a VAT id ("IT29 5023 6483").
+_IBAN_BEFORE_RE = re.compile(r"\biban\W*$", re.I)
 
 
 def _tax_id_from(text: str) -> str | None:

@@ -1518,10 +1518,43 @@ def test_a_receipts_state_line_centred_under_its_postcode_line_belongs_to_its_ad
         assert extract_rules(doc).fields["vendor_address"] == "NO. 53, JALAN BESAR, 45600 BATANG BERJUNTAI"
 
 
+def test_an_ocr_address_line_is_cut_to_the_cells_under_the_name():
+    """OCR joins a line across the page: the title or the invoice number printed beside the
+    address ("Lieferantenstraße 20 ... RECHNUNG") is no part of it."""
+    doc = ocr_page(
+        "100: 70 Lieferant GmbH | size 20",
+        "130: 70 Lieferantenstraße 20 | 900 RECHNUNG | size 20",
+        "160: 70 80333 München | 800 Rechnungsnummer 471102 | size 20",
+        "600: 50 Gesamtbetrag | 900 529,87",
+        width=1200,
+    )
+    assert extract_rules(doc).fields["vendor_address"] == "Lieferantenstraße 20, 80333 München"
+
+
+@pytest.mark.parametrize(
+    "street, more",
+    [
+        ("LOT 1504, BATU 8 1/2, JALAN KLANG LAMA,", ["4600D PETALING JAYA, SELANGOR."]),  # OCR's D for 0
+        ("L0T PT 1138,PT 33122,", ["BANDAR MAHKOTA CHERAS", "43200 CHERAS, SELANGOR"]),
+    ],
+)
+def test_a_lot_number_that_looks_like_a_postcode_does_not_end_a_receipts_address(street, more):
+    rows = [f"{130 + 30 * i}: 40 {text} | size 26" for i, text in enumerate([street, *more])]
+    doc = ocr_page("100: 40 YONG SOON FATT S/B | size 26", *rows, "600: 40 Total | 300 14.00")
+    assert extract_rules(doc).fields["vendor_address"] == ", ".join([street.rstrip(","), *more])
+
+
 def test_a_receipts_owner_line_and_ocrs_te1_phone_are_no_address():
     """ "Dimiliki: ... sdn bhd 1110644-W" (owned by) above the street is passed over, as is a
-    company with its registration in brackets; "Te1:" (OCR's "Tel:") ends the address."""
-    for owner in ("Dimiliki: banh mi cafe sdn bhd 1110644-W", "Farmasi Maluri S/B(587969-U)"):
+    company with its registration number, a brand with a long number; "Te1:" (OCR's "Tel:") or a
+    bare phone number ends the address."""
+    owners = (
+        "Dimiliki: banh mi cafe sdn bhd 1110644-W",
+        "Farmasi Maluri S/B(587969-U)",
+        "(Subang Jasa) 666770-U",
+        "bakery 000965911.p",
+    )
+    for owner in owners:
         doc = ocr_page(
             "100: 200 Banh Mi CafE | size 26",
             f"130: 76 {owner} | size 26",
@@ -1531,6 +1564,14 @@ def test_a_receipts_owner_line_and_ocrs_te1_phone_are_no_address():
             "600: 50 Total | 300 14.00",
         )
         assert extract_rules(doc).fields["vendor_address"] == "No. 1 Jalan Puteri 7/10, Bandar Puteri, 47100 Puchong"
+    doc = ocr_page(  # no postcode line to end it
+        "100: 156 & BEST RESTAURANT | size 26",
+        "130: 132 NO.12, JALAN SS4C/5,PETALING JAYA | size 26",
+        "160: 161 SELANGOR DARUL EHSAN | size 26",
+        "190: 180 :012-2060778 | size 26",
+        "600: 50 Total | 300 14.00",
+    )
+    assert extract_rules(doc).fields["vendor_address"] == "NO.12, JALAN SS4C/5,PETALING JAYA, SELANGOR DARUL EHSAN"
 
 
 def test_a_receipts_first_item_ends_an_address_without_a_postcode():
@@ -1583,6 +1624,29 @@ def test_the_addressees_block_under_the_vendors_name_is_no_vendor_address():
     assert "vendor_address" not in fields
 
 
+def test_an_ibans_country_and_check_digits_are_no_vat_id():
+    """ "IBAN IT29 5023 6483 ..." starts like an Italian VAT id; the VAT id is the one after
+    "P.IVA" (which the label lexicon reads as the VAT amount's label)."""
+    doc = text_page(
+        "40: 50 Collodi S.r.l.",
+        "52: 50 Canale Collodi, 65 | 250 IBAN IT29 5023 6483 0575 4714 21",
+        "64: 50 43017 Feriole | 250 P.IVA IT98184067845",
+        "600: 300 Totale | 480 120,00 €",
+    )
+    assert extract_rules(doc).fields["vendor_tax_id"] == "IT98184067845"
+
+
+def test_a_sender_line_with_an_eircode_still_heads_the_addressee():
+    doc = text_page(
+        "36: 465 Diskin LLC",
+        "129: 66 Diskin LLC · 79 McDowell Street · E6489H5 Eoghan Ville | size 6",
+        "143: 66 Shine, O'Shea and O'Kennedy",
+        "155: 66 10 MacConnaghy Street",
+        "600: 300 Total | 480 EUR 120.00",
+    )
+    assert extract_rules(doc).fields["customer_name"] == "Shine, O'Shea and O'Kennedy"
+
+
 def test_a_vendor_email_named_contact_is_the_vendors():
     """ "contact" on a line is a customer's or contact person's label; the address itself may be
     "contact@...": it is read (the word outside the address still counts against it)."""
@@ -1633,6 +1697,7 @@ def test_a_web_address_or_a_chinese_or_thai_phone_label_ends_the_address(row):
         ("500: 40 结算方式: 开票后7天内付款", "开票后7天内付款"),
         ("500: 40 付款期限：30天", "付款期限:30天"),  # NFKC: the full-width colon
         ("500: 40 Forma de pago: Pago a30 días", "Pago a30 días"),  # OCR glued "a30"
+        ("500: 40 .Bei Zahlung innerhalb 14 Tagen 2,0% Skonto .", "Bei Zahlung innerhalb 14 Tagen 2,0% Skonto"),
     ],
 )
 def test_payment_terms_that_need_no_label(row, terms):
