@@ -8,6 +8,7 @@ Pipeline must not import ``api`` or ``appliance``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from pipeline.rules.labels import (
     COMPANY_RE,
@@ -44,10 +45,7 @@ _TAX_ID_LINE_RE = re.compile(r"\b(?:gst|sst|vat|tax|reg(?:istration)?)\b.*\d{6}"
 _TRAILING_PHONE_RE = re.compile(r"[\s,.;]+(?:te[l1]|fax|h/?p|phone|t)\b\W*(?:no\b)?\W*\+?\d[\d\s()+/-]{5,}.*$", re.I)
 # A company or its registration: a legal form, a registration number at the end of the line
 # ("Farmasi Maluri S/B(587969-U)", "(Subang Jasa) 666770-U"), a long number ("bakery 000965911").
-_COMPANY_LINE_RE = re.compile(
-    rf"{COMPANY_RE.pattern}|\(?\s*\d{{5,12}}\s*-\s*?[A-Z]\s*\)?\s*$|\(\s*\d{{5,12}}\s*[A-Z]\s*\)\s*$|\d{{7,12}}",
-    re.I,
-)
+_COMPANY_LINE_RE = re.compile(rf"{COMPANY_RE.pattern}|(?:{_REGISTRATION_RE.pattern})\s*$|\d{{7,12}}", re.I)
 # An item line: a price at its end, with or without a tax code ("22241 WS CUT SCISSORS 18.00 S").
 _ITEM_LINE_RE = re.compile(r"\d[.,]\d{2}\s*[A-Z*]{0,2}\s*$", re.I)
 # Words of a street (``STREET_WORDS``), or of a building or district as receipts print them: a
@@ -129,7 +127,7 @@ def find_address(lines: list[TextLine], vendor_line: TextLine, x0: float) -> tup
             nxt = block_below(lines, last_line, x0, 1)
         if (
             nxt
-            and not re.search(r"\d|tel|fax|gst|www|https?:|@", nxt[0][1], re.I)
+            and not re.search(r"\d|tel|fax|gst|@", nxt[0][1], re.I)
             and not _STOP_RE.search(nxt[0][1])
             and len(nxt[0][1]) < 40
             and not COUNTRY_RE.match(nxt[0][1])
@@ -155,34 +153,24 @@ def _centred_below(lines: list[TextLine], line: TextLine) -> list[tuple[TextLine
     """Receipts centre their header: the lines below that overlap the name's column, each cut to
     its cells that do (an OCR'd page's title or invoice number beside the address is no part
     of it: "Lieferantenstraße 20 ... RECHNUNG")."""
-    out, last = [], line
-    for other in lines:
-        if other.page != line.page or other.bbox[1] <= last.bbox[1] + 0.3 * last.height:
-            continue
-        if other.bbox[1] - last.bbox[3] > 1.8 * max(last.height, other.height) or len(out) >= 7:
-            break
+    out = []
+    for other in _lines_below(lines, line):
         cells = [c for c in split_cells(other) if c[2][2] >= line.bbox[0] and c[2][0] <= line.bbox[2]]
         if cells:
             box = (cells[0][2][0], other.bbox[1], cells[-1][2][2], other.bbox[3])
             out.append((other, other.text[cells[0][0] : cells[-1][1]], box))
         else:
             out.append((other, other.text, other.bbox))
-        last = other
     return out
 
 
-def _column_below(lines: list[TextLine], line: TextLine, depth: int = 7) -> list[tuple[TextLine, str, tuple]]:
-    """The cells right under ``line`` (within 1.8 line heights each, up to ``depth``) that share
-    its column: centred under it (a receipt's header) or ending where it ends (a letterhead set
-    flush right)."""
-    out, last = [], line
+def _column_below(lines: list[TextLine], line: TextLine) -> list[tuple[TextLine, str, tuple]]:
+    """The cells right under ``line`` that share its column: centred under it (a receipt's
+    header) or ending where it ends (a letterhead set flush right)."""
+    out = []
     tolerance = 2 * line.height
     centre = (line.bbox[0] + line.bbox[2]) / 2
-    for other in lines:
-        if other.page != line.page or other.bbox[1] <= last.bbox[1] + 0.3 * last.height:
-            continue
-        if other.bbox[1] - last.bbox[3] > 1.8 * max(last.height, other.height) or len(out) >= depth:
-            break
+    for other in _lines_below(lines, line):
         cell = next(
             (
                 c
@@ -194,8 +182,20 @@ def _column_below(lines: list[TextLine], line: TextLine, depth: int = 7) -> list
         if cell is None:
             break
         out.append((other, other.text[cell[0] : cell[1]], cell[2]))
-        last = other
     return out
+
+
+def _lines_below(lines: list[TextLine], line: TextLine, depth: int = 7) -> Iterator[TextLine]:
+    """The lines right under ``line``, each within 1.8 line heights of the one before, up to
+    ``depth`` of them: a block."""
+    last, taken = line, 0
+    for other in lines:
+        if other.page != line.page or other.bbox[1] <= last.bbox[1] + 0.3 * last.height:
+            continue
+        if other.bbox[1] - last.bbox[3] > 1.8 * max(last.height, other.height) or taken >= depth:
+            return
+        yield other
+        last, taken = other, taken + 1
 
 
 def _labelled_address(lines: list[TextLine], vendor_line: TextLine) -> tuple[str, TextLine] | None:
