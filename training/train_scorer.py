@@ -2,7 +2,7 @@
 
     scripts/train-scorer [--train-dir ../shared/datasets/train] [--synth-dir build/scorer/synth ...]
         [--cache build/scorer/cache] [--answers build/scorer/answers.json] [--model-limit 150]
-        [--reviewed-dir DIR ...] [--out pipeline/decision/scorer] [--dry-run] [--without-thai]
+        [--reviewed-dir DIR ...] [--out pipeline/decision/scorer] [--dry-run] [--without-thai] [--stability N]
 
 1. **Read** every training document the way the appliance reads it, with the OCR engine it ships
    (``ppocr``): real receipts (OCR) and e-invoices (text layer, and their pages as OCR'd scans) of
@@ -1073,6 +1073,69 @@ def card_markdown(card: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+@dataclass
+class StabilityRun:
+    """One refit of ``stability``: the synthetic reading left out (``""``: none), the thresholds
+    and the served figures at ``SHIPPED_TARGET`` for all documents and per source (``_counts``
+    rows: documents, completed, precision)."""
+
+    left_out: str
+    thresholds: dict[str, float]
+    served: dict[str, Any]
+    by_source: dict[str, dict[str, Any]]
+
+
+def stability(
+    groups: list[Group], docs: list[TrainDoc], answers: dict[str, dict] | None, runs: int, seed: int = 0
+) -> list[StabilityRun]:
+    """How far the out-of-fold figures move when the training data barely changes: ``fit`` on
+    everything, then ``runs`` times more, each with one synthetic reading left out (drawn with
+    ``seed`` from the sorted synthetic keys; no real document is left out, so no real row loses
+    a document of its own). A change to the rules or features whose figures move less than this
+    spread is not measured by them: on 839 documents, leaving out one synthetic text layer took
+    the documents completed at 0.98 from 405 to 362 and the real receipts from 64 to 54."""
+    synthetic = sorted({g.key for g in groups if g.source == "synth"})
+    picked = [
+        str(k) for k in np.random.default_rng(seed).choice(synthetic, size=min(runs, len(synthetic)), replace=False)
+    ]
+    out = []
+    for left_out in ["", *picked]:
+        mine = [g for g in groups if g.key != left_out]
+        _, _, card = fit(mine, [d for d in docs if d.key != left_out], answers)
+        row = next(
+            r
+            for r in card["coverage"]
+            if r["target"] == SHIPPED_TARGET and r["mode"] == "all" and r["state"] == "served"
+        )
+        sources = {r["source"]: r for r in card["source_coverage"] if r["target"] == SHIPPED_TARGET}
+        out.append(StabilityRun(left_out, row["threshold"], row, sources))
+    return out
+
+
+def stability_markdown(runs: list[StabilityRun]) -> str:
+    """The ``stability`` runs as a table (one row a refit, then the spread of the refits)."""
+    sources = sorted({s for run in runs for s in run.by_source})
+    head = ["left out", "thresholds", "completed (precision)", *sources]
+    lines = [
+        f"Out-of-fold figures at the {SHIPPED_TARGET} target when one synthetic reading is left out",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+
+    def cell(row: dict[str, Any] | None) -> str:
+        return f"{row['completed']} ({row['precision']})" if row else ""
+
+    for run in runs:
+        cuts = " / ".join(f"{v:.4g}" for v in run.thresholds.values())
+        cells = [run.left_out or "(none)", cuts, cell(run.served), *(cell(run.by_source.get(s)) for s in sources)]
+        lines.append("| " + " | ".join(cells) + " |")
+    for what in ("all", *sources):
+        done = [(run.served if what == "all" else run.by_source.get(what, {})).get("completed", 0) for run in runs]
+        lines.append(f"\n{what}: completed {min(done)} to {max(done)}, mean {sum(done) / len(done):.1f}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="train-scorer", description=__doc__.split("\n")[0])
     parser.add_argument("--train-dir", type=Path, default=REPO.parent / "shared" / "datasets" / "train")
@@ -1093,6 +1156,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes reading documents")
     parser.add_argument("--out", type=Path, default=SCORER_DIR)
     parser.add_argument("--dry-run", action="store_true", help="print the card, write nothing")
+    parser.add_argument(
+        "--stability",
+        type=int,
+        default=0,
+        metavar="N",
+        help="refit N more times, each with one synthetic reading left out, print the spread, write nothing",
+    )
     parser.add_argument(
         "--without-thai",
         action="store_true",
@@ -1118,6 +1188,9 @@ def main(argv: list[str] | None = None) -> int:
     docs = without_unprinted(read_documents(args))
     answers = collect_answers(docs, args) if args.model_limit > 0 else {}
     groups = candidate_groups(docs, answers, load_scorer(args.train_dir))
+    if args.stability:
+        print(stability_markdown(stability(groups, docs, answers, args.stability)))
+        return 0
     calibration, models, card = fit(groups, docs, answers)
     text = card_markdown(card)
     print(text)

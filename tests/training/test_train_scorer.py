@@ -375,3 +375,17 @@ def test_training_without_serving_s_thai_reader_stops_unless_asked(tmp_path, mon
     cache = tmp_path / "cache"
     assert ts.reader_cache(cache, without_thai=True) == cache / "without-thai"
     assert ts.reader_cache(cache, without_thai=False) == cache
+
+
+def test_stability_refits_with_one_synthetic_reading_left_out_each_time():
+    """``--stability``: the figures of a fit on everything, then of refits that each leave one
+    synthetic reading out (drawn the same way every time), and their spread."""
+    groups, docs = made_up()
+    runs = ts.stability(groups, docs, None, 2)
+    assert [run.left_out for run in runs][0] == "" and len({run.left_out for run in runs}) == 3
+    assert runs[0].served["documents"] == 60 and [run.served["documents"] for run in runs[1:]] == [59, 59]
+    assert [run.left_out for run in ts.stability(made_up()[0], docs, None, 2)] == [run.left_out for run in runs]
+    full, _, card = ts.fit(made_up()[0], docs)
+    assert runs[0].thresholds == full["thresholds"][ts.SHIPPED_TARGET]  # the first run is the plain fit
+    text = ts.stability_markdown(runs)
+    assert "| (none) |" in text and "synth: completed" in text and "all: completed" in text
