@@ -101,6 +101,14 @@ PARAMS = {
     "num_leaves": 15,
     "min_data_in_leaf": 10,
     "lambda_l2": 1.0,
+    # Each tree on 80% of the rows and 80% of the features (seeded: still deterministic). Without
+    # them one synthetic reading left out of 839 moved the documents completed at 0.98 by up to
+    # 33 (``stability``); with them, over the same six fits, 401 to 471 completed instead of 372
+    # to 405 and real receipts 60 to 65 instead of 51 to 64, at the same precision (every pair
+    # of fits on the same data: more with them).
+    "bagging_fraction": 0.8,
+    "bagging_freq": 1,
+    "feature_fraction": 0.8,
     **_DETERMINISTIC,
 }
 ROUNDS = 200

@@ -225,6 +225,8 @@ def test_a_profile_that_agrees_with_the_page_never_makes_the_value_less_sure(tin
 def test_a_backed_value_is_calibrated_on_the_backed_values_of_its_own_reading(tiny_scorer, monkeypatch):
     text, ocr = (np.array([0.0, 1.0]), np.array([0.99, 0.99])), (np.array([0.0, 1.0]), np.array([0.9, 0.9]))
     monkeypatch.setattr(tiny_scorer, "backed_steps", {"total_amount": {"text_layer": text, "ocr": ocr}})
+    # the page alone (the field's own map) below both, so that only the backed maps decide here
+    monkeypatch.setitem(tiny_scorer.steps, "total_amount", (np.array([0.0, 1.0]), np.array([0.5, 0.5])))
     on_layer = Candidate("total_amount", "a", {"by_profile": 1.0, "ocr": 0.0}, sources={"profile"})
     on_scan = Candidate("total_amount", "a", {"by_profile": 1.0, "ocr": 1.0}, sources={"profile"})
     assert tiny_scorer.score({"total_amount": [on_layer]})["total_amount"].probability == pytest.approx(0.99)
@@ -313,7 +315,8 @@ def test_the_calibration_reads_the_share_of_every_candidate_that_says_the_same_a
     assert pooled_share("vendor_name", np.zeros(0), []) == 0.0
 
 
-def test_serving_reads_the_calibration_input_the_training_fitted(tiny_scorer):
+def test_serving_reads_the_calibration_input_the_training_fitted(tiny_scorer, monkeypatch):
+    monkeypatch.setitem(tiny_scorer.inputs, "vendor_name", "share")  # this test is of the share
     found = [Candidate("vendor_name", v, {"by_rules": float(i == 0)}) for i, v in enumerate(["ACME GmbH", "ACME", "B"])]
     raw = tiny_scorer.raw("vendor_name", found)
     group = ts.Group("d", "rules", "vendor_name", 0, [c.value for c in found], np.zeros((3, 1)), np.zeros(3), raw=raw)
