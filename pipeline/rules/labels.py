@@ -26,7 +26,7 @@ LABELS: list[tuple[str, float, str]] = [
         3.0,
         rf"(?<![a-z])(?:grand{S}tota[l1]|total{S}factur[ea]|total{S}amount(?:{S}due)?|amount{S}due|total{S}due|total{S}payable"
         rf"|amount{S}payable|total{S}(?:to{S})?pay|invoice{S}total|total{S}invoice|nett{S}total"
-        rf"|total{S}(?:amt{S})?rounded|rounded{S}total|total{S}[il]ncl?\w*\.?(?:{S}of)?{S}(?:gst|vat|tax|ggt)"
+        rf"|(?:net{S})?total{S}(?:amt{S})?rounded|rounded{S}total|total{S}[il]ncl?\w*\.?(?:{S}of)?{S}(?:gst|vat|tax|ggt)"
         rf"|total{S}sales{S}\(?{S}[il]ncl\w*(?:{S}of)?{S}gst\)?|total{S}ttc|montant{S}ttc|net{S}[àa]{S}payer"
         rf"|total{S}[àa]{S}payer|somme{S}[àa]{S}payer|montant{S}total(?!{S}ht)|gesamtbetrag(?!{S}der)|gesamtsumme"
         rf"|rechnungsbetrag|bruttosumme|bruttobetrag|endbetrag|rechnungssumme(?!{S}ohne)|summe{S}brutto"
@@ -70,7 +70,9 @@ LABELS: list[tuple[str, float, str]] = [
     (
         "subtotal",
         3.0,
-        rf"sub{S}-?{S}tota[l1]|subtotaal|zwischensumme|nettobetrag|netto{S}betrag|summe{S}netto"
+        # "5 Item(s) Total (MYR) : 20.00": the items' sum before the tax, the total below it
+        # ("Net Total Rounded (MYR) : 21.20"); a table's "QTY ITEM TOTAL" heading has no (s)
+        rf"sub{S}-?{S}tota[l1]|(?<![a-z])item(?:\(s\)|s){S}tota[l1]|subtotaal|zwischensumme|nettobetrag|netto{S}betrag|summe{S}netto"
         rf"|total{S}ht|montant{S}ht|total{S}hors{S}taxes?|total{S}\(?{S}(?:excl?\w*|exkl\w*|net|before{S}tax)\.?"
         rf"(?:{S}of)?(?:{S}(?:gst|vat|tax|btw|mwst|ust))?\)?|total{S}sales{S}\(?{S}excl\w*(?:{S}of)?{S}gst\)?"
         rf"|net{S}amount|net{S}total|exclusief{S}btw|excl\.?{S}btw|totaal{S}excl\w*(?:{S}btw)?"
@@ -117,6 +119,7 @@ LABELS: list[tuple[str, float, str]] = [
         "ignore",
         1.0,
         rf"total{S}(?:qty|quantity|items?|tem\w*)|(?<![a-z])qty|item\(?s?\)?:|(?<![a-z])cash(?:{S}change)?"
+        rf"|accepted(?:{S}tota[l1])?"  # a parking machine's coins and notes taken in ("Accepted total 10.00")
         rf"|change(?:{S}due)?|tendered|^\W*received(?![a-z])|(?<![a-z])visa|mastercard|points|prijzen{S}zijn{S}[il]nclusief{S}btw"
         rf"|[il]ncl\w*\.?{S}(?:of{S})?(?:\d+%{S})?(?:gst|vat|btw|mwst)|(?:gst|vat){S}[il]nc(?:l\w*)?\.?(?![a-z])"
         rf"|payment(?:{S}mode)?:?|rate(?![a-z])|pax",
@@ -243,7 +246,7 @@ LABELS: list[tuple[str, float, str]] = [
 # scorer's cash and change features (``pipeline.decision.candidates``) and the vendor profile's
 # tender labels (``pipeline.profiles.lessons``) read these.
 CASH_RE = re.compile(
-    r"(?<![a-z])(?:cash|tunai|tendered|received|bayar|esp[eè]ces|bar(?:geld)?|gegeben|contant|efectivo|entregado"
+    r"(?<![a-z])(?:cash|tunai|tendered|received|accepted|bayar|esp[eè]ces|bar(?:geld)?|gegeben|contant|efectivo|entregado"
     r"|contant[ei])(?![a-z])|现\s*金|实\s*收|เงินสด|รับเงิน",
     re.I,
 )

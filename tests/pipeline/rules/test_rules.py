@@ -1415,6 +1415,35 @@ def test_without_a_total_label_the_cash_tendered_is_no_total():
     assert extract_rules(doc).fields["total_amount"] == Decimal("136.00")
 
 
+def test_the_items_total_of_a_till_receipt_is_its_subtotal_and_the_rounded_net_total_the_total():
+    """SROIE receipts 029 and 582 (training set): "2 Item(s) Total (MYR)" is the items' sum
+    before the tax, no total; the receipt's total is the rounded line below the tax."""
+    doc = ocr_page(
+        "100: 80 SYARIKAT PERNIAGAAN GIN KEE | size 30",
+        "400: 80 2 Item(s) Total (MYR) : | 500 17.93",
+        "430: 80 SR @ 6% 2 | 400 17.93 | 500 1.08",
+        "460: 80 Net Total (MYR) : | 500 19.01",
+        "490: 80 Net Total Rounded (MYR) : | 500 19.00",
+        "520: 80 Cash | 500 19.00",
+    )
+    assert extract_rules(doc).fields["total_amount"] == Decimal("19.00")
+
+
+def test_what_a_parking_machine_accepted_is_tendered_not_the_total():
+    """SROIE receipts 584 and 587 (training set): "Accepted total 10.00" is the cash put in, the
+    change given back 5.00; the ticket cost 5.00."""
+    doc = ocr_page(
+        "60: 40 Dion Realties Sdn Bhd (Co. No:20154-T)",
+        "520: 40 Tax Invoice no. 7698/0601/00601",
+        "593: 40 010100 Pay parking ticket 5.00 RH",
+        "662: 40 Length of stay: 0 Dy. 0 Hr. 17 Min.",
+        "771: 115 Anount Incl. GST 5.00 RM",
+        "838: 115 Accepted total 10.00 RM",
+        "874: 114 Change 5.00 RH",
+    )
+    assert extract_rules(doc).fields["total_amount"] == Decimal("5.00")
+
+
 def test_a_name_opening_with_an_ampersand_continues_the_line_above():
     doc = ocr_page(
         "100: 80 THE COFFEE BEAN | size 30",
