@@ -119,7 +119,7 @@ LABELS: list[tuple[str, float, str]] = [
         "ignore",
         1.0,
         rf"total{S}(?:qty|quantity|items?|tem\w*)|(?<![a-z])qty|item\(?s?\)?:|(?<![a-z])cash(?:{S}change)?"
-        rf"|accepted(?:{S}tota[l1])?"  # a parking machine's coins and notes taken in ("Accepted total 10.00")
+        rf"|(?<![a-z])accepted(?:{S}tota[l1])?"  # a parking machine's coins and notes taken in ("Accepted total 10.00")
         rf"|change(?:{S}due)?|tendered|^\W*received(?![a-z])|(?<![a-z])visa|mastercard|points|prijzen{S}zijn{S}[il]nclusief{S}btw"
         rf"|[il]ncl\w*\.?{S}(?:of{S})?(?:\d+%{S})?(?:gst|vat|btw|mwst)|(?:gst|vat){S}[il]nc(?:l\w*)?\.?(?![a-z])"
         rf"|payment(?:{S}mode)?:?|rate(?![a-z])|pax",
