@@ -38,7 +38,7 @@ from pipeline.decision.evidence import locate
 from pipeline.document import DocumentText
 from pipeline.profiles.lessons import id_shape
 from pipeline.profiles.profile import in_shape
-from pipeline.rules.amounts import amount_candidates
+from pipeline.rules.amounts import MAX_AMOUNT, amount_candidates
 from pipeline.rules.header import invoice_number_candidates, labelled_dates
 from pipeline.rules.identifiers import iban_country, is_valid_tax_id
 from pipeline.rules.labels import (
@@ -66,9 +66,8 @@ __all__ = ["Candidate", "FEATURES", "PROPOSERS", "candidates", "same_value"]
 PROPOSERS = ("template", "rules", "model", "profile")
 NAN = float("nan")
 TOP_LINES = 12  # lines of the first page a vendor name may stand on without a rule picking it
-MAX_AMOUNT = Decimal("1e11")
-MAX_AMOUNTS = 60
-MAX_IDS = 60  # id-like tokens per document  # distinct amounts per document (a long table adds nothing to its total)
+MAX_AMOUNTS = 60  # distinct amounts per document (a long table adds nothing to its total)
+MAX_IDS = 60  # id-like tokens per document
 
 _COMMON = (
     "by_template",

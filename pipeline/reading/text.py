@@ -22,6 +22,11 @@ MIN_TEXT_LAYER_CHARS = 20  # measurements.md: fewer characters than this is a sc
 # Larger pages are rendered at a lower resolution instead of taking the worker's memory (issue 28:
 # a 200 x 200 inch page at 200 dpi is 1.6 billion pixels).
 OCR_MAX_PIXELS = 36_000_000
+# A segment this many median heights tall, and twice as tall as wide, stands on its side. A FeRD
+# page's margin text spans 14 to 20 of them; a fapiao's side label (购买方, 销售方) or a stamp spans
+# 3 or 4, and a fapiao's label belongs to the rows of its block (read as one line, the party's
+# tax id beside it: set apart at 3, the rules lost a seller's tax id of the training set).
+STANDING_HEIGHTS = 6.0
 
 
 class UnreadableDocument(ValueError):
@@ -37,9 +42,17 @@ def group_lines(segments: list[tuple[str, tuple[float, float, float, float], flo
     each segment and chain the lines of a block into one (a four-column header read as one line,
     a title printed large beside two lines of an address). A segment within the union joins too:
     punctuation the text layer sets apart ("447 , 88") sits low beside the median.
+
+    A standing segment (``standing``: text printed up the margin, a stamp, a label set on its side)
+    is a line of its own: it spans the rows of a whole block, and each of them would join it (a
+    FeRD page's "Copyright FORUM ELEKTRONISCHE RECHNUNG" in the margin read four rows of totals
+    and their labels as one line: "Rechnungssumme Brutto ... Netto ... Steuerbasisbetrag ...
+    198,00 235,62 198,00 37,62").
     """
     rows: list[list] = []
-    for seg in sorted(segments, key=lambda s: ((s[1][1] + s[1][3]) / 2, s[1][0])):
+    flags = standing(segments)
+    upright = [seg for seg, on_side in zip(segments, flags, strict=True) if not on_side]
+    for seg in sorted(upright, key=lambda s: ((s[1][1] + s[1][3]) / 2, s[1][0])):
         _, (x0, y0, x1, y1), _ = seg
         for row in rows:
             ry0 = statistics.median(s[1][1] for s in row)
@@ -51,6 +64,7 @@ def group_lines(segments: list[tuple[str, tuple[float, float, float, float], flo
                 break
         else:
             rows.append([seg])
+    rows += [[seg] for seg, on_side in zip(segments, flags, strict=True) if on_side]
     lines = []
     for row in rows:
         row.sort(key=lambda s: s[1][0])
@@ -65,6 +79,20 @@ def group_lines(segments: list[tuple[str, tuple[float, float, float, float], flo
         lines.append(Line(" ".join(w.text for w in words), bbox, words, sum(confs) / len(confs) if confs else None))
     lines.sort(key=lambda line: (line.bbox[1], line.bbox[0]))
     return lines
+
+
+def standing(segments: list[tuple[str, tuple[float, float, float, float], float | None]]) -> list[bool]:
+    """Per segment of ``segments``, whether it stands on its side: two characters or more, at
+    least twice as tall as wide and more than ``STANDING_HEIGHTS`` times the median segment
+    height. A character alone is no line on its side: a "1" or an "l" is taller than wide, and a
+    text layer's ":" is boxed higher than its page's many small glyphs."""
+    if not segments:
+        return []
+    median = statistics.median(s[1][3] - s[1][1] for s in segments)
+    return [
+        len("".join(text.split())) >= 2 and (y1 - y0) > STANDING_HEIGHTS * median and (y1 - y0) >= 2 * (x1 - x0)
+        for text, (x0, y0, x1, y1), _ in segments
+    ]
 
 
 def text_layer_words(textpage, height: float) -> list[tuple[str, tuple[float, float, float, float], None]]:

@@ -23,6 +23,9 @@ from pipeline.values.parsers import AmountMatch
 # A receipt's tax summary below its totals ("GST SUMMARY / TAX CODE % AMOUNT TAX / SR 6 144.68
 # 8.68 / TOTAL: 144.68 8.68"): its "TOTAL" row sums the net amounts and the tax, not the document.
 _TAX_SUMMARY_RE = re.compile(r"(?<![a-z])(?:gst|tax|vat)\s*summary", re.I)
+# An amount this large is a barcode, a GTIN or an account number printed near a label, not money
+# ("GTIN: 4012345001235" below a totals block).
+MAX_AMOUNT = Decimal("1e11")
 
 
 @dataclass
@@ -50,7 +53,7 @@ def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
                 continue
             summary_total = in_tax_summary and label.kind == "total_amount"
             end = region_end(line, label)
-            right = [a for a in line.amounts if a.start >= label.end and a.end <= end]
+            right = [a for a in _money(line) if a.start >= label.end and a.end <= end]
             if right:
                 for rank, amount in enumerate([] if summary_total else reversed(right)):
                     score = label.weight * (1.0 if rank == 0 else 0.5) + _amount_quality(amount)
@@ -65,7 +68,7 @@ def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
             if summary_total or _other_text_right(line, label, end):
                 continue
             for below in below_lines(lines, line, label.bbox):
-                hits = [a for a in below.amounts if overlaps_box(below, a.start, a.end, label.bbox, 15)]
+                hits = [a for a in _money(below) if overlaps_box(below, a.start, a.end, label.bbox, 15)]
                 if hits and not below.labels[:1] or hits and below.labels and below.labels[0].start > hits[0].start:
                     amount = hits[-1]
                     cands[label.kind].append(
@@ -73,6 +76,11 @@ def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
                     )
                     break
     return cands
+
+
+def _money(line: TextLine) -> list[AmountMatch]:
+    """The amounts of ``line`` that may be money (below ``MAX_AMOUNT``)."""
+    return [a for a in line.amounts if abs(a.value) < MAX_AMOUNT]
 
 
 def _prints_cents(lines: list[TextLine]) -> bool:

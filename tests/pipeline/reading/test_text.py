@@ -141,3 +141,43 @@ def test_the_columns_of_a_header_block_stay_on_their_own_lines():
         "Customer: Invoice No. Invoice Date Hyde PLC",
         "Taylor Inc 0024809 14/04/2020 364 Louise Loaf",
     ]
+
+
+def test_text_standing_in_the_margin_does_not_join_the_rows_beside_it():
+    """A FeRD page as ppocr boxed it: the margin's "Copyright FORUM ELEKTRONISCHE RECHNUNG", set
+    on its side, spans the item header and the totals block; every row overlapped it and the four
+    rows became one line, the totals after all their labels."""
+    from pipeline.reading.text import group_lines
+
+    segments = [
+        ("ZUG  -    14", (55, 763, 77, 1234), 0.71),
+        ("Art.Nr.", (160, 764, 225, 793), 1.0),
+        ("Rechnungssumme Brutto (inkl. USt.)", (160, 1085, 645, 1121), 0.99),
+        ("Rechnungssumme Netto (excl. USt.)", (161, 994, 612, 1028), 1.0),
+        ("Steuerbasisbetrag USt. 19%", (162, 1034, 512, 1066), 0.98),
+        ("Artikelbeschreibung", (515, 764, 690, 795), 1.0),
+        ("Betrag", (1443, 764, 1512, 797), 1.0),
+        ("198,00", (1303, 1030, 1397, 1068), 1.0),
+        ("235,62", (1415, 1082, 1513, 1124), 1.0),
+        ("198,00", (1418, 991, 1511, 1029), 1.0),
+        ("37,62", (1430, 1030, 1512, 1068), 1.0),
+    ]
+    assert [line.text for line in group_lines(segments)] == [
+        "ZUG  -    14",
+        "Art.Nr. Artikelbeschreibung Betrag",
+        "Rechnungssumme Netto (excl. USt.) 198,00",
+        "Steuerbasisbetrag USt. 19% 198,00 37,62",
+        "Rechnungssumme Brutto (inkl. USt.) 235,62",
+    ]
+
+
+def test_a_digit_alone_is_not_taken_for_text_on_its_side():
+    """A "1" is taller than wide but of the text's height: it stays in its row."""
+    from pipeline.reading.text import group_lines
+
+    segments = [
+        ("Menge", (100, 100, 160, 120), 0.9),
+        ("1", (200, 98, 206, 121), 0.9),
+        ("9,90", (300, 100, 340, 120), 0.9),
+    ]
+    assert [line.text for line in group_lines(segments)] == ["Menge 1 9,90"]

@@ -1776,3 +1776,63 @@ def test_the_addressee_under_a_window_envelopes_sender_line_is_the_customer():
     fields = extract_rules(doc).fields
     assert fields["customer_name"] == "Gerber Meili GmbH"
     assert fields["vendor_name"] == "Bühler Schnyder GmbH"
+
+
+def test_a_receipt_s_total_after_rounding_is_its_total():
+    """SROIE receipt 091 (training set) as ppocr read it: "Total After Rounding" is one total
+    label; its "Rounding" took the amount as a rounding adjustment, and a stamp had glued "Total"
+    and "Rounding Adjustment 0.00" into one line whose last amount was read as the total."""
+    doc = ocr_page(
+        "60: 40 TRI SHAAS SDN BHD | size 30",
+        "758: 10 Item Count | 418 18",
+        "806: 9 Rounding Adjustment Total MART MYDIN | 383 85.10 | 420 0.00",
+        "831: 10 Total After Rounding | 383 85.10",
+        "881: 8 Cash | 374 100.10",
+        "929: 7 CHANGE | 384 15.00",
+    )
+    assert extract_rules(doc).fields["total_amount"] == Decimal("85.10")
+
+
+def test_the_tax_word_of_a_ferd_sum_label_qualifies_it():
+    """A FeRD ZUGFeRD 1.0 page (training set): "Rechnungssumme Netto (excl. USt.)" is the net sum
+    and "Rechnungssumme Brutto (inkl. USt.)" the total; their "USt." took the amounts as tax."""
+    doc = text_page(
+        "40: 40 Lieferant GmbH",
+        "300: 60 Rechnungssumme Netto (excl. USt.) | 500 198,00",
+        "320: 60 Steuerbasisbetrag USt. 19% | 450 198,00 | 500 37,62",
+        "340: 60 Rechnungssumme Brutto (inkl. USt.) | 500 235,62",
+    )
+    fields = extract_rules(doc).fields
+    assert (fields["subtotal"], fields["tax_amount"], fields["total_amount"]) == (
+        Decimal("198.00"),
+        Decimal("37.62"),
+        Decimal("235.62"),
+    )
+
+
+def test_a_gtin_below_the_totals_is_no_amount():
+    """A GTIN ("GTIN: 4012345001235") below a total label is a barcode number (``MAX_AMOUNT``),
+    not the total the label introduces."""
+    doc = text_page(
+        "40: 40 Lieferant GmbH",
+        "300: 60 Rechnungssumme",
+        "320: 60 GTIN: 4012345001235",
+    )
+    assert extract_rules(doc).fields.get("total_amount") != Decimal("4012345001235")
+
+
+def test_a_total_whose_tax_word_is_bracketed_is_one_total_label():
+    """Guardian's receipts (SROIE 171, 312, 386, 416, training set): "TOTAL (GST INCL)" is one
+    total label, as "Total incl. GST" is, not a total label followed by a tax label."""
+    from pipeline.rules.layout import annotated_lines
+
+    doc = ocr_page(
+        "60: 40 GUARDIAN HEALTH AND BEAUTY SDN BHD | size 30",
+        "500: 40 SUBTOTAL | 400 2.56",
+        "530: 40 TOTAL (GST INCL) | 400 2.56",
+        "560: 40 CASH | 400 50.55",
+    )
+    line = next(ln for ln in annotated_lines(doc) if ln.text.startswith("TOTAL"))
+    assert [(label.kind, line.text[label.start : label.end]) for label in line.labels] == [
+        ("total_amount", "TOTAL (GST INCL)")
+    ]
