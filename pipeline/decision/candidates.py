@@ -38,7 +38,7 @@ from pipeline.decision.evidence import locate
 from pipeline.document import DocumentText
 from pipeline.profiles.lessons import id_shape
 from pipeline.profiles.profile import in_shape
-from pipeline.rules.amounts import MAX_AMOUNT, amount_candidates
+from pipeline.rules.amounts import amount_candidates, money_amounts
 from pipeline.rules.header import invoice_number_candidates, labelled_dates
 from pipeline.rules.identifiers import iban_country, is_valid_tax_id
 from pipeline.rules.labels import (
@@ -415,9 +415,7 @@ def _amount_candidates(ctx: _Context) -> list[Candidate]:
     for line in ctx.lines:
         if line.amounts:
             order.append(line)
-        for amount in line.amounts:
-            if abs(amount.value) >= MAX_AMOUNT:  # a barcode or an account number, not money
-                continue
+        for amount in money_amounts(line):  # not a barcode or an account number
             seen.setdefault(cents(abs(amount.value)), []).append((line, amount))
     values = sorted(seen, reverse=True)
     if len(values) > MAX_AMOUNTS:  # keep the largest and the labelled ones

@@ -53,7 +53,7 @@ def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
                 continue
             summary_total = in_tax_summary and label.kind == "total_amount"
             end = region_end(line, label)
-            right = [a for a in _money(line) if a.start >= label.end and a.end <= end]
+            right = [a for a in money_amounts(line) if a.start >= label.end and a.end <= end]
             if right:
                 for rank, amount in enumerate([] if summary_total else reversed(right)):
                     score = label.weight * (1.0 if rank == 0 else 0.5) + _amount_quality(amount)
@@ -68,7 +68,7 @@ def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
             if summary_total or _other_text_right(line, label, end):
                 continue
             for below in below_lines(lines, line, label.bbox):
-                hits = [a for a in _money(below) if overlaps_box(below, a.start, a.end, label.bbox, 15)]
+                hits = [a for a in money_amounts(below) if overlaps_box(below, a.start, a.end, label.bbox, 15)]
                 if hits and not below.labels[:1] or hits and below.labels and below.labels[0].start > hits[0].start:
                     amount = hits[-1]
                     cands[label.kind].append(
@@ -78,8 +78,9 @@ def amount_candidates(lines: list[TextLine]) -> dict[str, list[Cand]]:
     return cands
 
 
-def _money(line: TextLine) -> list[AmountMatch]:
-    """The amounts of ``line`` that may be money (below ``MAX_AMOUNT``)."""
+def money_amounts(line: TextLine) -> list[AmountMatch]:
+    """The amounts of ``line`` that may be money (below ``MAX_AMOUNT``): what the rules and the
+    scorer's candidates (``pipeline.decision.candidates``) take amounts from."""
     return [a for a in line.amounts if abs(a.value) < MAX_AMOUNT]
 
 

@@ -1811,7 +1811,7 @@ def test_the_tax_word_of_a_ferd_sum_label_qualifies_it():
 
 
 def test_a_gtin_below_the_totals_is_no_amount():
-    """A GTIN ("GTIN: 4012345001235") below a total label is a barcode number (``MAX_AMOUNT``),
+    """A GTIN ("GTIN: 4012345001235") below a total label is a barcode number (``MAX_AMOUNT``, ``money_amounts``),
     not the total the label introduces."""
     doc = text_page(
         "40: 40 Lieferant GmbH",
