@@ -43,6 +43,7 @@ from bench.accuracy import load_score_module
 from bench.datasets import DATASETS
 from bench.server import ServerProcess, write_config
 from bench.tenants import create_tenant
+from bench.throughput import hardware
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY_FIELDS = ("invoice_number", "invoice_date", "vendor_name", "currency", "total_amount")
@@ -270,22 +271,19 @@ async def bench(args) -> tuple[list[Outcome], dict]:
     return outcomes, meta
 
 
-def match_figures(profiles: int = 10_000, repeat: int = 200) -> dict[str, float]:
-    """Milliseconds of the profile path at scale, in-process: building a tenant's book of
-    ``profiles`` vendor profiles (four identifiers each, as the dispatcher does once per change),
-    one page's identifiers + match + proposals against it, the match alone, and pickling the
-    book (what each job carries into a worker), with its size in MB."""
-    import pickle
+MATCH_PAGE = "\n".join(
+    ["Shop 9999 Sdn Bhd", "(1009999-X)", "GST ID: 000100009999", "Tel: 03-1000 9999", "Invoice No: CS123",
+     "Date: 05/01/2017", "TOTAL: 39.00"]
+)  # fmt: skip
 
+
+def large_book(profiles: int = 10_000, key: str = ""):
+    """A tenant's ``ProfileBook`` of ``profiles`` vendor profiles (four identifiers each): one
+    taught by a page like ``MATCH_PAGE`` (other number and total), the rest fillers."""
     from pipeline.profiles.book import ProfileBook
-    from pipeline.profiles.identifiers import identifiers
     from pipeline.profiles.lessons import learn
-    from pipeline.profiles.profile import VendorProfile, build, propose
+    from pipeline.profiles.profile import VendorProfile, build
 
-    page = "\n".join(
-        ["Shop 9999 Sdn Bhd", "(1009999-X)", "GST ID: 000100009999", "Tel: 03-1000 9999", "Invoice No: CS123",
-         "Date: 05/01/2017", "TOTAL: 39.00"]
-    )  # fmt: skip
     fillers = tuple(
         VendorProfile(
             f"p{i}",
@@ -299,24 +297,42 @@ def match_figures(profiles: int = 10_000, repeat: int = 200) -> dict[str, float]
         )
         for i in range(profiles - 1)
     )
-    taught = page.replace("CS123", "CS100").replace("39.00", "12.00")
+    taught = MATCH_PAGE.replace("CS123", "CS100").replace("39.00", "12.00")
     mine = build("mine", [learn("x", taught, {"vendor_name": "Shop 9999 Sdn Bhd", "invoice_number": "CS100"})])
+    return ProfileBook((*fillers, mine), key=key)
 
-    def ms(fn, times: int) -> float:
-        started = time.perf_counter()
-        for _ in range(times):
-            result = fn()
-        return round((time.perf_counter() - started) * 1000 / times, 3), result
 
-    build_ms, book = ms(lambda: ProfileBook((*fillers, mine)), 3)
+def _ms(fn, times: int):
+    started = time.perf_counter()
+    for _ in range(times):
+        result = fn()
+    return round((time.perf_counter() - started) * 1000 / times, 3), result
+
+
+def match_figures(profiles: int = 10_000, repeat: int = 200) -> dict[str, float]:
+    """Milliseconds of the profile path at scale, in-process: building a tenant's book of
+    ``profiles`` vendor profiles (``large_book``, as the dispatcher does once per change), one
+    page's identifiers + match + proposals against it, the match alone, and pickling the book
+    (what putting a new version of it into Ray's object store costs once, and each worker's
+    first job on that version), with its size in MB."""
+    import pickle
+
+    from pipeline.profiles.book import ProfileBook
+    from pipeline.profiles.identifiers import identifiers
+    from pipeline.profiles.profile import propose
+
+    page = MATCH_PAGE
+    every = tuple(large_book(profiles).profiles.values())
+    build_ms, book = _ms(lambda: ProfileBook(every), 3)
     # as the profile step runs: the page's text checks that the matched vendor's name is printed
-    path_ms, proposed = ms(lambda: propose(book.match(identifiers(page), text=page).profile, page), repeat)
+    path_ms, proposed = _ms(lambda: propose(book.match(identifiers(page), text=page).profile, page), repeat)
     assert proposed["invoice_number"].value == "CS123"
     ids = identifiers(page)
-    match_ms, _ = ms(lambda: book.match(ids, text=page), repeat)
-    pickle_ms, blob = ms(lambda: pickle.dumps(book), 5)
-    unpickle_ms, _ = ms(lambda: pickle.loads(blob), 5)
+    match_ms, _ = _ms(lambda: book.match(ids, text=page), repeat)
+    pickle_ms, blob = _ms(lambda: pickle.dumps(book), 5)
+    unpickle_ms, _ = _ms(lambda: pickle.loads(blob), 5)
     return {
+        "host": hardware(),
         "profiles": profiles,
         "build_ms": build_ms,
         "page_ms": path_ms,
@@ -327,25 +343,111 @@ def match_figures(profiles: int = 10_000, repeat: int = 200) -> dict[str, float]
     }
 
 
+TRANSPORT_DOC = DATASETS / "invoice2data" / "AzureInterior.pdf"  # a text-layer invoice without XML
+
+
+def transport_figures(document: Path = TRANSPORT_DOC, profiles: int = 10_000, jobs: int = 30) -> dict[str, float]:
+    """Milliseconds a tenant's book adds to a job on the product's pool: a real ``RayPool`` (one
+    worker, the shipped models of ``config.toml``) extracts ``document`` ``jobs`` times with no
+    book and ``jobs`` times with a book of ``profiles`` profiles, alternating, after one warm-up
+    job of each (the first job on a book version pays the object-store put and the worker's
+    unpickling once: ``first_ms``). Returns the median job of each and their difference."""
+    import tempfile
+
+    import ray
+
+    from appliance.settings import load_settings
+    from pipeline.context import JobContext
+    from pipeline.runtime.pool import RayPool, connect_ray
+
+    data = document.read_bytes()
+    book = large_book(profiles, key="bench:1:1")
+
+    async def run() -> dict[str, float]:
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = load_settings(ROOT / "config.toml", data_dir=Path(tmp), env={})
+            connect_ray("", num_cpus=2, object_store_mb=200, token_file=Path(tmp) / "ray-token")
+            pool = await RayPool(settings.worker_models(), size=1).start()
+            try:
+
+                async def job(with_book: bool) -> float:
+                    ctx = JobContext("bench", "application/pdf", profiles=book if with_book else None)
+                    started = time.perf_counter()
+                    await pool.submit(ctx, data)
+                    return (time.perf_counter() - started) * 1000
+
+                await job(False)
+                first_ms = await job(True)
+                plain, booked = [], []
+                for _ in range(jobs):
+                    plain.append(await job(False))
+                    booked.append(await job(True))
+            finally:
+                await pool.close()
+                ray.shutdown()
+        none_ms, with_ms = statistics.median(plain), statistics.median(booked)
+        return {
+            "host": hardware(),
+            "profiles": profiles,
+            "jobs": jobs,
+            "document": document.name,
+            "none_ms": round(none_ms, 1),
+            "book_ms": round(with_ms, 1),
+            "added_ms": round(with_ms - none_ms, 1),
+            "first_ms": round(first_ms, 1),
+        }
+
+    return asyncio.run(run())
+
+
 def match_markdown(figures: dict[str, float]) -> str:
     return "\n".join(
         [
             "",
             "## Matching at scale",
             "",
-            f"A tenant's book of {figures['profiles']:,} vendor profiles, in-process on this host "
-            "(`scripts/bench-learning --match-only`):",
+            f"A tenant's book of {figures['profiles']:,} vendor profiles, in-process on "
+            f"{figures['host']} (`scripts/bench-learning --match-only`):",
             "",
             "| step | milliseconds |",
             "|---|---|",
             f"| build the book (once per profile change, cached by the dispatcher) | {figures['build_ms']} |",
             f"| one page: identifiers, match and proposals | {figures['page_ms']} |",
             f"| the match alone | {figures['match_ms']} |",
-            f"| pickle the book into a job ({figures['pickle_mb']} MB) | {figures['pickle_ms']} |",
-            f"| unpickle it in the worker | {figures['unpickle_ms']} |",
+            f"| pickle the book (once per version, into Ray's object store; {figures['pickle_mb']} MB) "
+            f"| {figures['pickle_ms']} |",
+            f"| unpickle it (once per version and worker) | {figures['unpickle_ms']} |",
             "",
         ]
     )
+
+
+def transport_markdown(figures: dict[str, float]) -> str:
+    return "\n".join(
+        [
+            "",
+            "## A large book on the product's pool",
+            "",
+            f"Median job of {figures['jobs']} on a real Ray pool on {figures['host']} (one worker, the "
+            "shipped models), "
+            f"`{figures['document']}`, with no profiles and with a book of {figures['profiles']:,} "
+            "(`scripts/bench-learning --match-only`). The book goes into Ray's object store once per "
+            "version and each worker unpickles it once (`pipeline.runtime.pool.RayPool._light`):",
+            "",
+            "| job | milliseconds |",
+            "|---|---|",
+            f"| no profiles | {figures['none_ms']} |",
+            f"| book of {figures['profiles']:,} profiles | {figures['book_ms']} |",
+            f"| added by the book | {figures['added_ms']} |",
+            f"| first job on a new version of the book (put and unpickle once) | {figures['first_ms']} |",
+            "",
+        ]
+    )
+
+
+def scale_markdown() -> str:
+    """The report's sections at scale: matching in-process, and the book on the product's pool."""
+    return match_markdown(match_figures()) + transport_markdown(transport_figures())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -368,13 +470,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.match_only:
         text = args.out.read_text() if args.out.is_file() else "# Learning-stream benchmark\n"
-        text = text.split("\n## Matching at scale")[0].rstrip("\n") + "\n" + match_markdown(match_figures())
+        text = text.split("\n## Matching at scale")[0].rstrip("\n") + "\n" + scale_markdown()
         args.out.write_text(text)
         print(text)
         return 0
     outcomes, meta = asyncio.run(bench(args))
     rows = bucket_rows(outcomes)
-    args.out.write_text(markdown(rows, meta) + match_markdown(match_figures()))
+    args.out.write_text(markdown(rows, meta) + scale_markdown())
     args.out.with_suffix(".json").write_text(json.dumps([o.__dict__ for o in outcomes], indent=1) + "\n")
     print(args.out.read_text())
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from bench.learning import Outcome, bucket_rows, corrections, repeat_shops, right
+from bench.learning import MATCH_PAGE, Outcome, bucket_rows, corrections, large_book, repeat_shops, right
 
 
 class ScorePy:
@@ -64,3 +64,11 @@ def test_buckets_by_position_with_and_without_learning():
         (True, "6th+"): (1, 0, None),
         (False, "1st"): (1, 0, None),
     }
+
+
+def test_the_large_book_holds_the_page_s_vendor_among_fillers():
+    from pipeline.profiles.identifiers import identifiers
+
+    book = large_book(100, key="bench:1:1")
+    assert len(book) == 100 and book.key == "bench:1:1"
+    assert book.match(identifiers(MATCH_PAGE), text=MATCH_PAGE).profile.profile_id == "mine"
