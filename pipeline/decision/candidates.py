@@ -45,6 +45,7 @@ from pipeline.rules.labels import (
     CASH_RE,
     CHANGE_RE,
     COMPANY_RE,
+    COPYRIGHT_RE,
     EMAIL_RE,
     ID_TOKEN_RE,
     LABEL_RES,
@@ -620,7 +621,8 @@ def _name_candidates(ctx: _Context) -> list[Candidate]:
     for rank, (score, name, line, _x, _address) in enumerate(vendor_candidates(ctx.lines, zone)):
         if name:
             add(name, line, "rules", rules_label_score=score, rank_by_rules=float(rank))
-    first = [ln for ln in ctx.lines if ln.page == ctx.lines[0].page]
+    # a copyright notice's line names the form's rights holder (labels.COPYRIGHT_RE), never the seller
+    first = [ln for ln in ctx.lines if ln.page == ctx.lines[0].page and not COPYRIGHT_RE.search(ln.text)]
     top = first[:TOP_LINES]
     for i, line in enumerate(top):
         add(line.text, line, "line")

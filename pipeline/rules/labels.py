@@ -317,6 +317,16 @@ SALUTATION_RE = re.compile(
 )
 
 
+# A copyright notice ("(c) FeRD 2022", "© 2020 ACME", "Alle Rechte vorbehalten"): it names who
+# holds the rights to a form or its software (FeRD's sample invoices print one at the top of the
+# page), never the seller. "(c)" counts only with a year after it: "(C)" is a letter elsewhere.
+COPYRIGHT_RE = re.compile(
+    r"(?:©|\(c\))\s*(?:[^\n]{0,40}?)\b(?:19|20)\d{2}\b|\bcopyright\b|all\s+rights\s+reserved"
+    r"|alle\s+rechte\s+vorbehalten|tous\s+droits\s+r[ée]serv[ée]s",
+    re.I,
+)
+
+
 PHONE_RE = re.compile(r"(?:tel|phone|fax|telefon|t\.|f\.)\W*[+\d(]", re.I)
 
 

@@ -13,6 +13,7 @@ import re
 from pipeline.rules.identifiers import is_valid_tax_id
 from pipeline.rules.labels import (
     COMPANY_RE,
+    COPYRIGHT_RE,
     COUNTRY_RE,
     EMAIL_RE,
     POSTCODE_RE,
@@ -172,6 +173,8 @@ def vendor_candidates(
         top = line.bbox[1] < 0.3 * line.page_height and line.page == lines[0].page
         if is_table_header(line):
             continue  # "Description Qty Price Amount" names columns, never a party
+        if COPYRIGHT_RE.search(line.text):
+            continue  # the rights holder of the form, not the seller ("Beispiel-Rechnungen ..., (c) FeRD 2022")
         cells = split_cells(line)
         for i, (s, e, box) in enumerate(cells):
             raw = line.text[s:e]
