@@ -347,18 +347,19 @@ TRANSPORT_DOC = DATASETS / "invoice2data" / "AzureInterior.pdf"  # a text-layer 
 
 
 def transport_figures(document: Path = TRANSPORT_DOC, profiles: int = 10_000, jobs: int = 30) -> dict[str, float]:
-    """Milliseconds a tenant's book adds to a job on the product's pool: a real ``RayPool`` (one
-    worker, the shipped models of ``config.toml``) extracts ``document`` ``jobs`` times with no
-    book and ``jobs`` times with a book of ``profiles`` profiles, alternating, after one warm-up
-    job of each (the first job on a book version pays the object-store put and the worker's
-    unpickling once: ``first_ms``). Returns the median job of each and their difference."""
+    """Milliseconds a tenant's book adds to a job on the product's pool: the pool that
+    ``config.toml`` configures (Ray, one worker with the shipped models; ``start_worker_pool``,
+    as ``appliance serve`` starts it) extracts ``document`` ``jobs`` times with no book and
+    ``jobs`` times with a book of ``profiles`` profiles, alternating, after one warm-up job of
+    each (the first job on a book version pays the object-store put and the worker's unpickling
+    once: ``first_ms``). Returns the median job of each and their difference."""
     import tempfile
 
     import ray
 
+    from appliance.queue.dispatcher import start_worker_pool
     from appliance.settings import load_settings
     from pipeline.context import JobContext
-    from pipeline.runtime.pool import RayPool, connect_ray
 
     data = document.read_bytes()
     book = large_book(profiles, key="bench:1:1")
@@ -366,8 +367,7 @@ def transport_figures(document: Path = TRANSPORT_DOC, profiles: int = 10_000, jo
     async def run() -> dict[str, float]:
         with tempfile.TemporaryDirectory() as tmp:
             settings = load_settings(ROOT / "config.toml", data_dir=Path(tmp), env={})
-            connect_ray("", num_cpus=2, object_store_mb=200, token_file=Path(tmp) / "ray-token")
-            pool = await RayPool(settings.worker_models(), size=1).start()
+            pool = await start_worker_pool(settings)  # as `appliance serve` starts it
             try:
 
                 async def job(with_book: bool) -> float:
@@ -400,48 +400,44 @@ def transport_figures(document: Path = TRANSPORT_DOC, profiles: int = 10_000, jo
     return asyncio.run(run())
 
 
+def _section(heading: str, intro: str, column: str, rows: list[tuple[str, object]]) -> str:
+    """A report section: ``## heading``, its ``intro`` and a two-column table of ``rows``."""
+    table = [f"| {label} | {value} |" for label, value in rows]
+    return "\n".join(["", f"## {heading}", "", intro, "", f"| {column} | milliseconds |", "|---|---|", *table, ""])
+
+
 def match_markdown(figures: dict[str, float]) -> str:
-    return "\n".join(
+    return _section(
+        "Matching at scale",
+        f"A tenant's book of {figures['profiles']:,} vendor profiles, in-process on "
+        f"{figures['host']} (`scripts/bench-learning --match-only`):",
+        "step",
         [
-            "",
-            "## Matching at scale",
-            "",
-            f"A tenant's book of {figures['profiles']:,} vendor profiles, in-process on "
-            f"{figures['host']} (`scripts/bench-learning --match-only`):",
-            "",
-            "| step | milliseconds |",
-            "|---|---|",
-            f"| build the book (once per profile change, cached by the dispatcher) | {figures['build_ms']} |",
-            f"| one page: identifiers, match and proposals | {figures['page_ms']} |",
-            f"| the match alone | {figures['match_ms']} |",
-            f"| pickle the book (once per version, into Ray's object store; {figures['pickle_mb']} MB) "
-            f"| {figures['pickle_ms']} |",
-            f"| unpickle it (once per version and worker) | {figures['unpickle_ms']} |",
-            "",
-        ]
-    )
+            ("build the book (once per profile change, cached by the dispatcher)", figures["build_ms"]),
+            ("one page: identifiers, match and proposals", figures["page_ms"]),
+            ("the match alone", figures["match_ms"]),
+            (f"pickle the book (once per version, into Ray's object store; {figures['pickle_mb']} MB)",
+             figures["pickle_ms"]),
+            ("unpickle it (once per version and worker)", figures["unpickle_ms"]),
+        ],
+    )  # fmt: skip
 
 
 def transport_markdown(figures: dict[str, float]) -> str:
-    return "\n".join(
+    return _section(
+        "A large book on the product's pool",
+        f"Median job of {figures['jobs']} on a real Ray pool on {figures['host']} (one worker, the "
+        f"shipped models), `{figures['document']}`, with no profiles and with a book of "
+        f"{figures['profiles']:,} (`scripts/bench-learning --match-only`). The book goes into Ray's "
+        "object store once per version and each worker unpickles it once "
+        "(`pipeline.runtime.pool.RayPool._light`):",
+        "job",
         [
-            "",
-            "## A large book on the product's pool",
-            "",
-            f"Median job of {figures['jobs']} on a real Ray pool on {figures['host']} (one worker, the "
-            "shipped models), "
-            f"`{figures['document']}`, with no profiles and with a book of {figures['profiles']:,} "
-            "(`scripts/bench-learning --match-only`). The book goes into Ray's object store once per "
-            "version and each worker unpickles it once (`pipeline.runtime.pool.RayPool._light`):",
-            "",
-            "| job | milliseconds |",
-            "|---|---|",
-            f"| no profiles | {figures['none_ms']} |",
-            f"| book of {figures['profiles']:,} profiles | {figures['book_ms']} |",
-            f"| added by the book | {figures['added_ms']} |",
-            f"| first job on a new version of the book (put and unpickle once) | {figures['first_ms']} |",
-            "",
-        ]
+            ("no profiles", figures["none_ms"]),
+            (f"book of {figures['profiles']:,} profiles", figures["book_ms"]),
+            ("added by the book", figures["added_ms"]),
+            ("first job on a new version of the book (put and unpickle once)", figures["first_ms"]),
+        ],
     )
 
 
