@@ -63,6 +63,7 @@ from pipeline.decision.scorer import (
     SHARE,
     VERIFIER,
     VERIFIER_HEAD,
+    choosable,
     document_reading,
     pooled_share,
     scorable,
@@ -203,6 +204,28 @@ class Group:
     plain: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     plain_raw: np.ndarray = field(default_factory=lambda: np.zeros(0))
     plain_verified: float = 0.0
+    # Which candidates the scorer may choose once ranked (``scorer.choosable``; empty: all). The
+    # ranking models learn from every row; the choice, its share, the verifier and the
+    # calibration read only these (``decided``), as serving's ``scorer.choice`` does.
+    choice: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+
+    def decided(self) -> Group:
+        """This group as the scorer decides on it: its candidates less those ``choice`` drops
+        (their vectors, labels, values and out-of-fold raw scores, the page alone's too); itself
+        where none is dropped."""
+        if not len(self.choice) or self.choice.all():
+            return self
+        keep = self.choice
+        pick = lambda a: a[keep] if len(a) == len(keep) else a  # noqa: E731 (the page alone may be empty)
+        return replace(
+            self,
+            values=[v for v, k in zip(self.values, keep, strict=True) if k],
+            vectors=self.vectors[keep],
+            labels=self.labels[keep],
+            raw=pick(self.raw),
+            plain=pick(self.plain),
+            plain_raw=pick(self.plain_raw),
+        )
 
     def verifier_row(self, plain: bool = False) -> list[float]:
         """``verifier_features`` of this group's top candidate, from its out-of-fold ``raw``
@@ -425,6 +448,7 @@ def candidate_groups(docs: list[TrainDoc], answers: dict[str, dict], scorer_modu
                     item.mode,
                     labelled,
                     plain=np.array([c.vector() for c in plain], dtype=float) if plain else np.zeros((0, 0)),
+                    choice=np.array(choosable(name, found), bool),
                 )
             )
     return groups
@@ -917,6 +941,7 @@ def fit(
     ``answers``: the model's answers ``candidate_groups`` read, for the documents' validation
     (``held_states``; None: no document is held)."""
     out_of_fold(groups)
+    ranked, groups = groups, [g.decided() for g in groups]
     verifier_out_of_fold(groups)
     inputs, probs, briers, caps = choose_inputs(groups)
     held = held_states(docs, answers, groups) if answers is not None else None
@@ -931,14 +956,14 @@ def fit(
         own = backed_steps(mine, inputs[name])
         if own is not None:
             fields[name]["backed"] = {reading: {"x": xs, "y": ys} for reading, (xs, ys) in own.items()}
-        models[name] = train_booster(mine).model_to_string()
+        models[name] = train_booster([g for g in ranked if g.field == name and g.labelled]).model_to_string()
         if inputs[name] == VERIFIER:
             models[f"{name}.verifier"] = train_verifier(mine).model_to_string()
         pairs = [(probs[(g.key, g.variant, name)], top(g)[1]) for g in mine]
         any_right = sum(bool(g.labels.any()) for g in mine)
         per_field[name] = {
             "groups": len(mine),
-            "candidates": int(sum(len(g.labels) for g in mine)),
+            "candidates": int(sum(len(g.labels) for g in ranked if g.field == name and g.labelled)),
             "top_right": round(sum(ok for _, ok in pairs) / len(pairs), 4) if pairs else None,
             "right_among_candidates": round(any_right / len(mine), 4) if mine else None,
             "ece": ece(pairs),

@@ -20,6 +20,7 @@ from pipeline.decision.scorer import (
     VERIFIER_HEAD,
     FieldScore,
     Scorer,
+    choosable,
     document_probability,
     pooled_share,
     scorable,
@@ -322,3 +323,46 @@ def test_serving_reads_the_calibration_input_the_training_fitted(tiny_scorer, mo
     group = ts.Group("d", "rules", "vendor_name", 0, [c.value for c in found], np.zeros((3, 1)), np.zeros(3), raw=raw)
     served = tiny_scorer.calibration_input("vendor_name", raw, found, found[int(np.argmax(raw))])
     assert served == pytest.approx(ts.calibration_input(group, "share"))
+
+
+def period_dates() -> list[Candidate]:
+    """FeRD's travel invoice: "Abrechnungszeitraum: 09.07.2018 bis 12.07.2018" and "vom 13.07.2018"."""
+    period = Candidate("invoice_date", "2018-07-09", {"lab_other_date": 2.0, "by_model": 1.0})
+    issued = Candidate("invoice_date", "2018-07-13", {"lab_invoice_date": 1.0})
+    due = Candidate("invoice_date", "2018-08-13", {"rules_due_date_score": 3.0})
+    return [period, issued, due]
+
+
+def test_a_date_beside_only_another_date_s_label_is_no_invoice_date_where_one_is_labelled():
+    assert choosable("invoice_date", period_dates()) == [False, True, False]
+    # no invoice-date label on the page: every date may be the invoice's
+    unlabelled = [c for c in period_dates() if not c.features.get("lab_invoice_date")]
+    assert choosable("invoice_date", unlabelled) == [True, True]
+    # a date beside both labels stays; other fields are untouched
+    both = Candidate("invoice_date", "2018-07-01", {"lab_invoice_date": 1.0, "lab_other_date": 1.0})
+    assert choosable("invoice_date", [both, period_dates()[0]]) == [True, False]
+    amounts = [Candidate("total_amount", Decimal("1"), {"lab_other_date": 1.0})]
+    assert choosable("total_amount", amounts) == [True]
+
+
+def test_the_scorer_ranks_every_date_but_chooses_among_the_choosable(tiny_scorer, monkeypatch):
+    found = period_dates()
+    monkeypatch.setattr(tiny_scorer, "raw", lambda name, cands: np.array([5.0 - i for i in range(len(cands))]))
+    score = tiny_scorer.score({"invoice_date": found})["invoice_date"]
+    assert score.value == "2018-07-13"  # the model's period date ranked first, and is not chosen
+    assert score.runner_up is None  # the due date is no runner-up either
+    # the training decides on the same candidates: its share and verifier read only these
+    group = ts.Group(
+        "d",
+        "rules",
+        "invoice_date",
+        0,
+        [c.value for c in found],
+        np.zeros((3, 1)),
+        np.array([0.0, 1.0, 0.0]),
+        raw=np.array([5.0, 4.0, 3.0]),
+        choice=np.array(choosable("invoice_date", found)),
+    )
+    decided = group.decided()
+    assert decided.values == ["2018-07-13"] and ts.top(decided)[1]
+    assert len(group.values) == 3  # the ranking rows stay whole
