@@ -956,14 +956,15 @@ def fit(
         own = backed_steps(mine, inputs[name])
         if own is not None:
             fields[name]["backed"] = {reading: {"x": xs, "y": ys} for reading, (xs, ys) in own.items()}
-        models[name] = train_booster([g for g in ranked if g.field == name and g.labelled]).model_to_string()
+        whole = [g for g in ranked if g.field == name and g.labelled]  # the ranking rows, none dropped
+        models[name] = train_booster(whole).model_to_string()
         if inputs[name] == VERIFIER:
             models[f"{name}.verifier"] = train_verifier(mine).model_to_string()
         pairs = [(probs[(g.key, g.variant, name)], top(g)[1]) for g in mine]
         any_right = sum(bool(g.labels.any()) for g in mine)
         per_field[name] = {
             "groups": len(mine),
-            "candidates": int(sum(len(g.labels) for g in ranked if g.field == name and g.labelled)),
+            "candidates": int(sum(len(g.labels) for g in whole)),
             "top_right": round(sum(ok for _, ok in pairs) / len(pairs), 4) if pairs else None,
             "right_among_candidates": round(any_right / len(mine), 4) if mine else None,
             "ece": ece(pairs),
