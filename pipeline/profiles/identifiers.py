@@ -23,25 +23,17 @@ FREE_MAIL = frozenset(
 )
 _IBAN_SHAPE = re.compile(r"\b[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?\b")
 # A registration number after its label (Co. Reg., ROC, SSM, GST ID, Steuernummer, SIRET, KvK,
-# NIF/CIF, China's taxpayer number and unified social credit code...), also as OCR misreads a
-# thermal receipt's "GST Reg" and "Company Reg" ("GSI Keg", "6S1 Reg", "Company Keg"): the
-# misread GST only before its "Reg" or "ID", where it can be nothing else. A number ends at its
-# line: the next line's label ("...1101083-T\n6ST Reg #...") is not a part of it; its digits
-# may be spaced out ("GST ID:0 0 0 1 6 4 2 7 0 0 8 0").
+# NIF/CIF, China's taxpayer number and unified social credit code...).
 _REG_LABEL = re.compile(
-    r"(?<![a-z])(?:co(?:mpany)?\W*(?:[rk][ef]g\w*|n[o0])|reg(?:istration)?\W*n[o0]|roc|ssm|br\W*n[o0]"
-    r"|gst(?:\W*(?:[il1]d|[rk][e3][g9]\w*))?|[g6]s[t1il]\W*(?:[il1]d|[rk][e3][g9]\w*)"
+    r"(?<![a-z])(?:co(?:mpany)?\W*(?:r[ef]g\w*|n[o0])|reg(?:istration)?\W*n[o0]|roc|ssm|br\W*n[o0]|gst(?:\W*(?:[il1]d|r[e3][g9]\w*))?"
     r"|sst(?:\W*(?:id|reg\w*))?|tax\W*id|tin|steuer\W*(?:nr|nummer)|st\.?\W*nr|siret|siren|kvk|abn|ein|hrb"
     r"|nif(?:\W*iva)?|cif|纳税人识别号|统一社会信用代码|税号)"
-    r"(?:\W*(?:n[o0]|nr|number|#))?\W{0,4}([A-Z0-9](?:[A-Z0-9./-]|[ \t](?=\d)){3,26}[A-Z0-9])",
+    r"(?:\W*(?:n[o0]|nr|number|#))?\W{0,4}([A-Z0-9](?:[A-Z0-9./-]|\s(?=\d)){3,20}[A-Z0-9])",
     re.I,
 )
 # A Malaysian company number printed alone, in brackets after the name: "(1234567-X)", as OCR
 # reads it too ("(65351--M)", "(1074617K)").
 _MY_COMPANY = re.compile(r"\(\s*(\d{5,12}\s?-{0,2}\s?[A-Z])\s*\)")
-# ... or on a line of its own under the name, without the brackets ("1241045-D"): the dash then
-# says it is no other number.
-_MY_COMPANY_LINE = re.compile(r"^[ \t]*(\d{5,12}[ \t]?-{1,2}[ \t]?[A-Z])[ \t]*$", re.M)
 # A bank account number after its label, a bank's name allowed between them ("开户行及账号:
 # 中国工商银行上海分行 7792 2622 5527 2634"); IBANs are found on their own.
 _ACCOUNT = re.compile(
@@ -81,7 +73,7 @@ def identifiers(text: str) -> frozenset[str]:
         digits = re.sub(r"\D", "", match.group(1))
         if len(digits) >= 8:
             found.add(f"acct:{digits}")
-    for match in (*_MY_COMPANY.finditer(text), *_MY_COMPANY_LINE.finditer(text)):
+    for match in _MY_COMPANY.finditer(text):
         found.add(f"reg:{_digits_read(_compact(match.group(1)))}")
     for match in EMAIL_RE.finditer(text):
         domain = match.group(0).rsplit("@", 1)[1].lower().rstrip(".")
