@@ -173,10 +173,13 @@ def test_a_field_takes_the_verifier_where_it_predicts_better_out_of_fold(tmp_pat
     for name, row in card["fields"].items():  # the verifier only where it predicts better
         assert (inputs[name] == "verifier") == (row["brier_verifier"] < row["brier_share"])
     verified = {name for name, kind in inputs.items() if kind == "verifier"}
-    assert set(models) == {*KEY_FIELDS, *(f"{name}.verifier" for name in verified)}
+    seeded = {f"{name}.{k}" for name in KEY_FIELDS for k in range(ts.ENSEMBLE)}
+    assert set(models) == {*seeded, *(f"{name}.verifier" for name in verified)}
     (tmp_path / "total_amount.verifier.txt").write_text("a stale verifier of an earlier training")
+    (tmp_path / "total_amount.txt").write_text("the single model of a training before the ensemble")
     ts.write(tmp_path, calibration, models, ts.card_markdown(card))
     assert {p.name for p in tmp_path.glob("*.verifier.txt")} == {f"{name}.verifier.txt" for name in verified}
+    assert not (tmp_path / "total_amount.txt").exists()
     scorer = Scorer.load(tmp_path)
     assert set(scorer.verifiers) == verified
 

@@ -20,6 +20,8 @@ from pipeline.decision.scorer import (
     VERIFIER_HEAD,
     FieldScore,
     Scorer,
+    ScorerError,
+    SeedMean,
     choosable,
     document_probability,
     pooled_share,
@@ -267,6 +269,33 @@ def test_the_bundled_scorer_loads_with_this_code_s_features():
     scorer = Scorer.load()
     assert set(scorer.thresholds) == {"0.95", "0.98", "0.99"}
     assert 0 < scorer.threshold(0.98) <= NEVER
+
+
+def test_each_field_ranks_by_the_mean_score_of_its_seeded_models(tiny_scorer):
+    members = tiny_scorer.boosters["total_amount"].members
+    assert len(members) == ts.ENSEMBLE
+    x = np.array([Candidate("total_amount", Decimal("39.00"), {"by_rules": 1.0}).vector()])
+    mean = np.mean([m.predict(x) for m in members], axis=0)
+    assert tiny_scorer.raw("total_amount", [Candidate("total_amount", Decimal("39.00"), {"by_rules": 1.0})]) == (
+        pytest.approx(mean)
+    )
+    with pytest.raises(ValueError):
+        SeedMean([])
+
+
+def test_a_scorer_folder_trained_before_the_ensemble_loads_its_one_model_per_field(tiny_scorer, tmp_path):
+    calibration = json.loads((Path(tiny_scorer.path) / "calibration.json").read_text())
+    del calibration["ensemble"]
+    (tmp_path / "calibration.json").write_text(json.dumps(calibration))
+    for file in Path(tiny_scorer.path).glob("*.txt"):
+        name = file.name.replace(".0.txt", ".txt")
+        if ".verifier." in file.name or file.name.endswith(".0.txt"):
+            (tmp_path / name).write_text(file.read_text())
+    old = Scorer.load(tmp_path)
+    assert all(len(b.members) == 1 for b in old.boosters.values())
+    (tmp_path / "currency.txt").unlink()
+    with pytest.raises(ScorerError, match="run scripts/train-scorer"):
+        Scorer.load(tmp_path)
 
 
 def test_a_page_without_an_invoice_number_label_has_no_number_to_score():
