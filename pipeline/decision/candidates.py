@@ -177,6 +177,7 @@ _NAME = (
     "customer_zone",
     "after_customer_label",  # right of a customer label on its own line ("... Facturar a: Alvarado y Bolaños S.A.")
     "rank_by_rules",
+    "company_no",  # its company registration number follows it, on its line or the next (_COMPANY_NO_RE)
 )
 _CURRENCY = ("detected", "code_printed", "symbol_printed")
 FEATURES: dict[str, tuple[str, ...]] = {
@@ -205,6 +206,13 @@ _SLOGAN_RE = re.compile(
 _OTHER_ID_NEAR_RE = re.compile(
     r"(?<![a-z])(?:tel|phone|fax|hp|gst|vat|tax|reg|co|roc|ssm|order|po|customer|cust|account|a/c|iban|ref)\b\W*"
     r"(?:no|nr|id|#)?\W*$",
+    re.I,
+)
+# A company's registration number printed right after its name, on its line or alone on the next
+# ("(65351-M)", "1241045-D", "Co. Reg. No: 123456-A"): where a receipt prints its seller's legal name.
+_COMPANY_NO_RE = re.compile(
+    r"\(\s*(?:co\w*\W*(?:n[o0]|r[ef]g\w*)\W*)?\d{4,12}\s?-{0,2}\s?[A-Z]\s*\)|^\W*\d{5,12}\s?-{1,2}\s?[A-Z]\W*$"
+    r"|(?<![a-z])(?:co(?:mpany)?\W*(?:[rk][ef]g\w*|n[o0])|roc|ssm)(?:\W*n[o0](?![a-z]))?\W{0,4}[A-Z]{0,3}\d{4,12}",
     re.I,
 )
 _OWNER_RE = re.compile(r"^\W*(?:own(?:ed)?\s*by|sold\s*by|operated\s*by)\s*:?\s*", re.I)
@@ -676,9 +684,21 @@ def _name_candidates(ctx: _Context) -> list[Candidate]:
         below = _next_line(ctx, line) if line is not None else None
         wraps = below is not None and _wraps(line, below) and _same_style(line, below)
         f["wraps_below"] = float(wraps and f.get("kind_joined", 0.0) == 0.0)
+        f["company_no"] = float(_company_no_follows(line, text, below))
         f["contains_rules"] = float(_contains(text, ctx.proposals.get("rules", {}).get("vendor_name")))
         f["inside_rules"] = float(_contains(ctx.proposals.get("rules", {}).get("vendor_name"), text))
     return out
+
+
+def _company_no_follows(line: TextLine | None, text: str, below: TextLine | None) -> bool:
+    """Whether a company registration number (``_COMPANY_NO_RE``) is printed right after name
+    candidate ``text``: on ``line`` after it, or first on ``below``, the next line (a number
+    further along the next line follows the name printed there)."""
+    if line is None:
+        return False
+    start = line.text.casefold().find(text.casefold())
+    rest = line.text[start + len(text) :] if start >= 0 else ""
+    return bool(_COMPANY_NO_RE.search(rest) or (below is not None and _COMPANY_NO_RE.match(below.text.strip())))
 
 
 def _is_tail(line: TextLine | None, text: str, above: TextLine | None) -> bool:

@@ -292,3 +292,20 @@ def test_a_chinese_name_with_its_legal_form_glued_on_is_a_candidate_of_its_own()
     assert by_value(found, "巨奥信息有限公司").features["legal"] == 1
     assert by_value(found, "诚信经营 品质保证 巨奥信息有限公司").features["slogan"] == 1
     assert by_value(found, "飞利信网络有限公司").features["kind_legal"] == 1
+
+
+def test_a_name_its_company_number_follows_is_marked():
+    """A receipt prints its seller's legal name with the company number after it, on its line or
+    alone under it (train/sroie 299: "1241045-D"); the brand above it has none."""
+    found = vendor_names(
+        "40: 40 FAMILYMART",
+        "60: 40 MAXINCOME RESOURCES SDN BHD | 300 (383322-D)",
+        "80: 40 KEDAI MAJU SDN BHD",
+        "92: 40 1241045-D",
+        "120: 40 NO 12, JALAN BESAR",
+        "140: 40 PERNIAGAAN SRI JAYA | 300 Co. Reg. No: 002345678-K",
+    )
+    assert by_value(found, "PERNIAGAAN SRI JAYA").features["company_no"] == 1  # "Co. Reg. No" and the digits
+    assert by_value(found, "MAXINCOME RESOURCES SDN BHD").features["company_no"] == 1
+    assert by_value(found, "KEDAI MAJU SDN BHD").features["company_no"] == 1
+    assert by_value(found, "FAMILYMART").features["company_no"] == 0
